@@ -1,0 +1,62 @@
+"""Chunk metadata: docling-core's ``DocMeta`` plus what retrieval over evidence units needs."""
+
+from __future__ import annotations
+
+from typing import ClassVar, Literal
+
+from docling_core.transforms.chunker.doc_chunk import DocChunk, DocMeta
+from pydantic import Field
+
+ChunkKind = Literal["table", "text"]
+"""``table``: a piece of an evidence unit; ``text``: a text chunk as HybridChunker would make it."""
+
+CaptionSource = Literal["docling_ref", "text_nearby", "adjacent_page", "header_row"]
+"""How a table's caption was found, in the order the rules are tried (see ``docling_evidence.captions``)."""
+
+MemberRole = Literal["caption", "context", "table", "footnote", "text"]
+"""The part a doc item plays in a chunk."""
+
+_EVIDENCE_FIELDS = [
+    "page_span",
+    "unit_id",
+    "kind",
+    "part",
+    "parts",
+    "caption",
+    "caption_source",
+    "roles",
+    "rows",
+]
+
+
+class EvidenceMeta(DocMeta):
+    """Metadata of an :class:`EvidenceChunk`.
+
+    It validates as a ``DocMeta`` too (same ``schema_name``), so code written for docling-core chunks keeps working.
+    The added fields are excluded from the embedding text and from the LLM text.
+    """
+
+    page_span: list[int] = Field(
+        default_factory=list, description="Sorted page numbers (1-based) of every item of the chunk's unit."
+    )
+    unit_id: str = Field(description="Stable id shared by all pieces of one evidence unit; unique per text chunk.")
+    kind: ChunkKind = Field(description="'table' for evidence-unit pieces, 'text' for the other chunks.")
+    part: int = Field(default=0, ge=0, description="Index of this piece within its unit (0-based).")
+    parts: int = Field(default=1, ge=1, description="Number of pieces of this unit.")
+    caption: str | None = Field(default=None, description="The table's caption text, when one was found.")
+    caption_source: CaptionSource | None = Field(default=None, description="Which rule found the caption.")
+    roles: dict[str, MemberRole] = Field(
+        default_factory=dict, description="Role of each doc item in the chunk, keyed by its self_ref."
+    )
+    rows: tuple[int, int] | None = Field(
+        default=None, description="Half-open range of the table's body rows in this piece (table chunks)."
+    )
+
+    excluded_embed: ClassVar[list[str]] = [*DocMeta.excluded_embed, *_EVIDENCE_FIELDS]
+    excluded_llm: ClassVar[list[str]] = [*DocMeta.excluded_llm, *_EVIDENCE_FIELDS]
+
+
+class EvidenceChunk(DocChunk):
+    """A chunk produced by ``EvidenceChunker``: a ``DocChunk`` whose ``meta`` is an :class:`EvidenceMeta`."""
+
+    meta: EvidenceMeta
