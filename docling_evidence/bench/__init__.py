@@ -1,0 +1,1 @@
+"""Retrieval benchmark: datasets, arms, retrieval, measures, statistics and reports (imported only when used)."""
