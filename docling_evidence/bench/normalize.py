@@ -3,6 +3,8 @@
 ``normalize_text`` makes the same fact written two ways compare equal; ``contains_answer`` then finds a normalised
 answer inside normalised chunk text without matching inside a longer token. What is unified, and why:
 
+- Markup: HTML entities are unescaped (repeatedly: Markdown export turns "R&D" into "R&amp;D" and an already
+  escaped "&amp;" into "&amp;amp;") and Markdown backslash escapes ("\\_", "\\*") are removed.
 - Unicode: NFKC (ligatures such as "ﬁ", no-break spaces, full-width digits), every dash and the minus sign become
   "-", curly quotes become straight ones, then casefold.
 - Whitespace: any run becomes one space (table serialisers pad cells; PDFs break lines).
@@ -21,6 +23,7 @@ answer inside normalised chunk text without matching inside a longer token. What
 
 from __future__ import annotations
 
+import html
 import re
 import unicodedata
 from functools import lru_cache
@@ -49,6 +52,8 @@ _CHAR_MAP = str.maketrans(
     }
 )
 _SPACES = re.compile(r"\s+")
+_MD_ESCAPE = re.compile(r"\\(?=[\\`*_{}\[\]()#+\-.!|&$<>~])")
+_MAX_UNESCAPE = 3
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 _PERCENT_SPACE = re.compile(r"(?<=\d) %")
 _PAREN_NUMBER = re.compile(r"\( ?(-?\d[\d.]*%?) ?\)")
@@ -62,6 +67,15 @@ def normalize_text(s: str) -> str:
     """Casefolded ``s`` with whitespace collapsed and number formatting unified (see the module docstring)."""
     if not isinstance(s, str):
         raise TypeError(f"normalize_text expects str, got {type(s).__name__}")
+    for _ in range(_MAX_UNESCAPE):
+        if "&" not in s:
+            break
+        unescaped = html.unescape(s)
+        if unescaped == s:
+            break
+        s = unescaped
+    if "\\" in s:
+        s = _MD_ESCAPE.sub("", s)
     s = unicodedata.normalize("NFKC", s).translate(_CHAR_MAP).casefold()
     s = _SPACES.sub(" ", s).strip()
     s = _THOUSANDS.sub("", s)
@@ -69,6 +83,7 @@ def normalize_text(s: str) -> str:
     return _PAREN_NUMBER.sub(r"(\1)", s)
 
 
+@lru_cache(maxsize=32768)
 def answer_variants(answer: str) -> tuple[str, ...]:
     """The normalised forms under which ``answer`` may appear in a chunk (accounting negatives, optional "%")."""
     a = normalize_text(answer)
@@ -82,22 +97,21 @@ def answer_variants(answer: str) -> tuple[str, ...]:
     return tuple(variants)
 
 
-@lru_cache(maxsize=32768)
-def _answer_pattern(answer: str) -> re.Pattern[str] | None:
-    alternatives = []
-    for v in answer_variants(answer):
-        if not v:
-            continue
-        left = ""
-        if v[0].isalnum():
-            left = r"(?<!\w)(?<!\d\.)" if v[0].isdigit() else r"(?<!\w)"
-        right = ""
-        if v[-1].isalnum():
-            right = r"(?!\w)(?!\.\d)" if v[-1].isdigit() else r"(?!\w)"
-        alternatives.append(f"{left}{re.escape(v)}{right}")
-    if not alternatives:
-        return None
-    return re.compile("|".join(f"(?:{a})" for a in alternatives))
+def _is_word(c: str) -> bool:
+    return c.isalnum() or c == "_"
+
+
+def _at_boundaries(text: str, start: int, end: int, v: str) -> bool:
+    """Whether ``text[start:end]`` (equal to ``v``) is not glued to a longer word or number."""
+    if v[0].isalnum() and start > 0:
+        before = text[start - 1]
+        if _is_word(before) or (v[0].isdigit() and before == "." and start > 1 and text[start - 2].isdigit()):
+            return False
+    if v[-1].isalnum() and end < len(text):
+        after = text[end]
+        if _is_word(after) or (v[-1].isdigit() and after == "." and end + 1 < len(text) and text[end + 1].isdigit()):
+            return False
+    return True
 
 
 def contains_answer(chunk_text: str, answer: str) -> bool:
@@ -105,10 +119,16 @@ def contains_answer(chunk_text: str, answer: str) -> bool:
 
     An answer that normalises to the empty string matches nothing.
     """
-    pattern = _answer_pattern(answer)
-    if pattern is None:
-        return False
-    return pattern.search(normalize_text(chunk_text)) is not None
+    text = normalize_text(chunk_text)
+    for v in answer_variants(answer):
+        if not v:
+            continue
+        i = text.find(v)
+        while i >= 0:
+            if _at_boundaries(text, i, i + len(v), v):
+                return True
+            i = text.find(v, i + 1)
+    return False
 
 
 def contains_all(chunk_text: str, answers: tuple[str, ...] | list[str]) -> bool:
