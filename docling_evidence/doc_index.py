@@ -1,0 +1,90 @@
+"""One pass over a document: reading order, pages and which items are captions or footnotes of something."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from docling_core.types.doc import (
+    DocItem,
+    DocItemLabel,
+    DoclingDocument,
+    FloatingItem,
+    SectionHeaderItem,
+    TableItem,
+    TextItem,
+    TitleItem,
+)
+
+from docling_evidence.layout import Box, item_boxes
+
+PARAGRAPH_LABELS = frozenset({DocItemLabel.TEXT, DocItemLabel.PARAGRAPH, DocItemLabel.LIST_ITEM})
+"""Labels of body text that may explain a table."""
+
+
+@dataclass
+class DocIndex:
+    """Reading-order facts about one document, computed once per ``chunk()`` call.
+
+    Attributes:
+        items: body doc items in reading order (``iterate_items`` over the body layer, pictures not entered).
+        order: ``self_ref`` -> position in ``items``.
+        boxes: ``self_ref`` -> the item's finite boxes (empty when it has no usable layout).
+        satellites: refs of items that Docling links as a caption or footnote of some item.
+        has_layout: whether the document's items carry usable boxes (a paginated document).
+    """
+
+    items: list[DocItem]
+    order: dict[str, int]
+    boxes: dict[str, list[Box]]
+    satellites: set[str]
+    has_layout: bool
+    pages_of_index: dict[int, list[int]] = field(default_factory=dict)
+
+    def is_heading(self, idx: int) -> bool:
+        """True when the item at ``idx`` is a title or section header."""
+        return isinstance(self.items[idx], SectionHeaderItem | TitleItem)
+
+    def heading_between(self, a: int, b: int) -> bool:
+        """True when a title or section header lies strictly between reading positions ``a`` and ``b``."""
+        lo, hi = min(a, b), max(a, b)
+        return any(self.is_heading(i) for i in range(lo + 1, hi))
+
+    def page_of(self, idx: int) -> int | None:
+        """First page of the item at ``idx`` (None without provenance)."""
+        prov = self.items[idx].prov
+        return prov[0].page_no if prov else None
+
+    def is_paragraph(self, idx: int) -> bool:
+        """Body text that can serve as table context: a text/paragraph/list item that is nobody's satellite."""
+        item = self.items[idx]
+        return (
+            isinstance(item, TextItem)
+            and item.label in PARAGRAPH_LABELS
+            and item.self_ref not in self.satellites
+            and bool(item.text.strip())
+        )
+
+
+def build_index(doc: DoclingDocument) -> DocIndex:
+    """Walk the document once and collect a :class:`DocIndex`."""
+    items: list[DocItem] = []
+    satellites: set[str] = set()
+    for node, _level in doc.iterate_items(with_groups=False, traverse_pictures=False):
+        if not isinstance(node, DocItem):
+            continue
+        items.append(node)
+        if isinstance(node, FloatingItem):
+            satellites.update(ref.cref for ref in node.captions)
+            satellites.update(ref.cref for ref in node.footnotes)
+    order = {item.self_ref: i for i, item in enumerate(items)}
+    boxes = {item.self_ref: item_boxes(item) for item in items}
+    tables_with_layout = any(boxes[t.self_ref] for t in items if isinstance(t, TableItem))
+    texts_with_layout = sum(1 for item in items if isinstance(item, TextItem) and boxes[item.self_ref])
+    has_layout = texts_with_layout > 0 and (tables_with_layout or not any(isinstance(t, TableItem) for t in items))
+    pages: dict[int, list[int]] = {}
+    for i, item in enumerate(items):
+        for page in sorted({p.page_no for p in item.prov}):
+            pages.setdefault(page, []).append(i)
+    return DocIndex(
+        items=items, order=order, boxes=boxes, satellites=satellites, has_layout=has_layout, pages_of_index=pages
+    )

@@ -1,0 +1,74 @@
+"""Geometry over Docling provenance: where an item sits on which page.
+
+Boxes are kept in a top-down frame (y grows downwards) without needing the page height: a bottom-left box is
+mirrored by negating y, which keeps every vertical distance and order on the page intact. Boxes with NaN or infinite
+coordinates are dropped, so an item with only broken provenance counts as an item without layout.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from docling_core.types.doc import CoordOrigin, DocItem
+
+
+@dataclass(frozen=True)
+class Box:
+    """An item's box on one page, top-down (``top < bottom``), in points."""
+
+    page: int
+    left: float
+    top: float
+    right: float
+    bottom: float
+
+
+def item_boxes(item: DocItem) -> list[Box]:
+    """Return the item's finite boxes, one per provenance entry, in a top-down frame."""
+    boxes: list[Box] = []
+    for prov in item.prov:
+        bb = prov.bbox
+        coords = (bb.l, bb.t, bb.r, bb.b)
+        if not all(math.isfinite(c) for c in coords):
+            continue
+        if bb.coord_origin == CoordOrigin.BOTTOMLEFT:
+            top, bottom = -bb.t, -bb.b
+        else:
+            top, bottom = bb.t, bb.b
+        top, bottom = min(top, bottom), max(top, bottom)
+        boxes.append(Box(prov.page_no, min(bb.l, bb.r), top, max(bb.l, bb.r), bottom))
+    return boxes
+
+
+def item_pages(item: DocItem) -> set[int]:
+    """Pages the item's provenance names (whatever its bbox)."""
+    return {prov.page_no for prov in item.prov}
+
+
+def vertical_gap(a: Box, b: Box) -> float:
+    """Vertical distance between two boxes on the same page; 0 when they overlap vertically."""
+    return max(0.0, max(a.top, b.top) - min(a.bottom, b.bottom))
+
+
+def horizontal_overlap(a: Box, b: Box) -> float:
+    """Width shared by the two boxes' x-ranges (0 when they sit in different columns)."""
+    return max(0.0, min(a.right, b.right) - max(a.left, b.left))
+
+
+def is_above(a: Box, b: Box) -> bool:
+    """True when ``a``'s centre lies above ``b``'s centre."""
+    return (a.top + a.bottom) < (b.top + b.bottom)
+
+
+def nearest_gap(boxes_a: list[Box], boxes_b: list[Box]) -> tuple[float, Box, Box] | None:
+    """The smallest vertical gap between a box of ``boxes_a`` and a box of ``boxes_b`` on the same page."""
+    best: tuple[float, Box, Box] | None = None
+    for a in boxes_a:
+        for b in boxes_b:
+            if a.page != b.page:
+                continue
+            gap = vertical_gap(a, b)
+            if best is None or gap < best[0]:
+                best = (gap, a, b)
+    return best

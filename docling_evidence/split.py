@@ -1,0 +1,470 @@
+"""Split an evidence unit into pieces that each fit the tokenizer's limit, by rows, then columns, then inside a cell.
+
+Every piece is ``caption + context before + [table: header rows + a run of whole body rows] + footnotes + context
+after``. The parts repeated in every piece (the *overhead*: caption, context, header, footnotes) may use at most half
+of the budget; when they need more, they are reduced in this order:
+
+1. context paragraphs are dropped, the one farthest from the table first;
+2. footnotes stop being repeated and are emitted once, after the last row;
+3. the repeated caption is shortened to its first tokens (the first piece still starts with the full caption,
+   or, when even that does not fit, the full caption gets pieces of its own before the rows);
+4. the header rows stop being repeated and are emitted once, before the first row.
+
+A row wider than what is left is split by columns, repeating its row-label cells and the header of those columns;
+a single cell longer than that is split inside the cell (semchunk), each fragment under its row and column labels.
+Nothing is lost: every body row appears exactly once, in order (as a whole line, or as column groups / cell fragments
+that reassemble to it), and every caption, header and footnote text appears at least once.
+
+Token counts: each line and paragraph is counted once and counts are added (plus a per-join allowance measured for
+the tokenizer), so splitting stays linear in the table's size; each finished piece is then checked exactly with
+``fits`` and shrunk if a join cost more than estimated.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+import semchunk
+
+from docling_evidence.table_format import TableFormat
+from docling_evidence.table_rows import TableRows
+
+_log = logging.getLogger(__name__)
+
+BLOCK_DELIM = "\n\n"
+"""Between the blocks of a piece (caption, each paragraph, the table, each footnote)."""
+
+LINE_DELIM = "\n"
+"""Between the lines of the table block."""
+
+ELLIPSIS = " …"
+"""Marks a shortened repeated caption."""
+
+
+@dataclass(frozen=True)
+class UnitParts:
+    """The rendered parts of one evidence unit, ready to be split.
+
+    ``context_before`` and ``context_after`` are in reading order; the paragraphs farthest from the table are
+    ``context_before[0]`` and ``context_after[-1]``.
+    """
+
+    caption: str
+    context_before: tuple[str, ...]
+    context_after: tuple[str, ...]
+    footnotes: tuple[str, ...]
+    rows: TableRows
+    fmt: TableFormat
+
+
+@dataclass(frozen=True)
+class Piece:
+    """One piece of a split unit.
+
+    Attributes:
+        text: the piece's text (what ``chunk.text`` holds).
+        rows: the half-open range of body rows the piece holds (empty range for a piece with no rows).
+        cols: the columns rendered, when a row was split by columns (None: all columns).
+        fragment: ``(column, index, count)`` when the piece holds one fragment of a cell split inside.
+        cell_text: the fragment's exact text (a substring of the cell) when ``fragment`` is set.
+        kept_before: how many of the unit's ``context_before`` paragraphs the piece holds (the last ones).
+        kept_after: how many of ``context_after`` it holds (the first ones).
+        has_caption: whether the piece shows the caption (in full or shortened).
+        has_footnotes: whether the piece shows the footnotes.
+    """
+
+    text: str
+    rows: tuple[int, int]
+    cols: tuple[int, ...] | None = None
+    fragment: tuple[int, int, int] | None = None
+    cell_text: str | None = None
+    kept_before: int = 0
+    kept_after: int = 0
+    has_caption: bool = True
+    has_footnotes: bool = True
+
+
+@dataclass
+class _Item:
+    """A payload item: a body row line, or a once-only text block (placed before or after the table)."""
+
+    kind: Literal["row", "lead", "tail"]
+    text: str
+    tokens: int
+    row: int = -1
+    cols: tuple[int, ...] | None = None
+    fragment: tuple[int, int, int] | None = None
+    cell_text: str | None = None
+    header: tuple[str, ...] | None = None  # header lines of a column group (None: the shared header)
+    is_caption: bool = False  # the full caption, emitted once when the repeated one is shortened
+
+
+@dataclass
+class _Overhead:
+    caption: str
+    before: list[str]
+    after: list[str]
+    footnotes: list[str]
+    header: list[str]
+    lead: list[str] = field(default_factory=list)
+    tail: list[str] = field(default_factory=list)
+
+
+class Splitter:
+    """Splits :class:`UnitParts` into :class:`Piece` objects that each satisfy ``fits``.
+
+    Args:
+        count: token count of a text, as the chunker's tokenizer counts it.
+        fits: exact check that a piece text, contextualized as the chunker does, is within the limit.
+        budget: tokens available for a piece's text (``max_tokens`` minus what contextualize adds).
+    """
+
+    def __init__(self, count: Callable[[str], int], fits: Callable[[str], bool], budget: int) -> None:
+        if budget <= 0:
+            raise ValueError(f"token budget must be positive, got {budget}")
+        self.count = count
+        self.fits = fits
+        self.budget = budget
+        self._cache: dict[str, int] = {}
+        self.join = max(0, count("a" + BLOCK_DELIM + "b") - count("a") - count("b"))
+        self.line_join = max(0, count("a" + LINE_DELIM + "b") - count("a") - count("b"))
+
+    # -- counting ---------------------------------------------------------------------------------------------------
+    def tokens(self, text: str) -> int:
+        """Token count of ``text``, memoised."""
+        n = self._cache.get(text)
+        if n is None:
+            n = self.count(text)
+            if len(self._cache) < 100_000:
+                self._cache[text] = n
+        return n
+
+    def _lines_cost(self, lines: Sequence[str]) -> int:
+        return sum(self.tokens(x) for x in lines) + self.line_join * max(0, len(lines) - 1)
+
+    def _blocks_cost(self, blocks: Sequence[str]) -> int:
+        return sum(self.tokens(b) for b in blocks) + self.join * max(0, len(blocks) - 1)
+
+    # -- rendering --------------------------------------------------------------------------------------------------
+    def _render(self, oh: _Overhead, payload: Sequence[_Item]) -> str:
+        rows = [it for it in payload if it.kind == "row"]
+        lead = [it.text for it in payload if it.kind == "lead"]
+        tail = [it.text for it in payload if it.kind == "tail"]
+        blocks: list[str] = []
+        cap = "" if any(it.is_caption for it in payload) else oh.caption
+        if cap:
+            blocks.append(cap)
+        blocks.extend(oh.before)
+        blocks.extend(lead)
+        if rows:
+            fmt = self._fmt
+            header = list(rows[0].header) if rows[0].header is not None else oh.header
+            lines = [*fmt.open_lines(), *header, *(it.text for it in rows), *fmt.close_lines()]
+            blocks.append(LINE_DELIM.join(lines))
+        blocks.extend(oh.footnotes)
+        blocks.extend(tail)
+        blocks.extend(oh.after)
+        return BLOCK_DELIM.join(b for b in blocks if b)
+
+    def _estimate(self, oh: _Overhead, payload: Sequence[_Item]) -> int:
+        rows = [it for it in payload if it.kind == "row"]
+        cap = "" if any(it.is_caption for it in payload) else oh.caption
+        blocks = [cap] if cap else []
+        blocks += oh.before + oh.footnotes + oh.after
+        total = self._blocks_cost(blocks) + sum(it.tokens for it in payload if it.kind != "row")
+        n_blocks = len(blocks) + sum(1 for it in payload if it.kind != "row")
+        if rows:
+            header = list(rows[0].header) if rows[0].header is not None else oh.header
+            frame = [*self._fmt.open_lines(), *header, *self._fmt.close_lines()]
+            total += self._lines_cost(frame) + sum(it.tokens for it in rows) + self.line_join * len(rows)
+            n_blocks += 1
+        return total + self.join * max(0, n_blocks - 1)
+
+    # -- overhead ---------------------------------------------------------------------------------------------------
+    def _overhead(self, parts: UnitParts) -> _Overhead:
+        fmt = parts.fmt
+        all_cols = tuple(range(parts.rows.num_cols))
+        header = fmt.header_lines(parts.rows.header, all_cols) if parts.rows.header else []
+        oh = _Overhead(
+            caption=parts.caption,
+            before=list(parts.context_before),
+            after=list(parts.context_after),
+            footnotes=list(parts.footnotes),
+            header=header,
+        )
+        half = self.budget // 2
+
+        def cost() -> int:
+            return (
+                self._estimate(oh, [_Item("row", "", 0, header=None)])
+                if header or oh.header
+                else self._estimate(oh, [])
+            )
+
+        # 1. context, farthest first (alternating sides, the longer side first)
+        while cost() > half and (oh.before or oh.after):
+            if len(oh.before) >= len(oh.after) and oh.before:
+                oh.before.pop(0)
+            else:
+                oh.after.pop()
+        # 2. footnotes emitted once after the rows
+        if cost() > half and oh.footnotes:
+            oh.tail = oh.footnotes
+            oh.footnotes = []
+        # 3. shortened repeated caption
+        if cost() > half and oh.caption:
+            full = oh.caption
+            room = half - (cost() - self.tokens(full))
+            short = self._prefix(full, room - self.tokens(ELLIPSIS)) if room > self.tokens(ELLIPSIS) + 1 else ""
+            oh.caption = (short + ELLIPSIS) if short else ""
+            oh.lead = [full]
+        # 4. header emitted once before the rows
+        if cost() > half and oh.header:
+            oh.lead = [*oh.lead, LINE_DELIM.join(oh.header)]
+            oh.header = []
+        return oh
+
+    def _prefix(self, text: str, max_tokens: int) -> str:
+        if max_tokens <= 0:
+            return ""
+        chunks = semchunk.chunk(text, chunk_size=max_tokens, token_counter=self.tokens)
+        return chunks[0] if chunks else ""
+
+    # -- fragments --------------------------------------------------------------------------------------------------
+    def fragments(self, text: str, size: int) -> list[str]:
+        """Cut ``text`` into consecutive fragments of at most ``size`` tokens that concatenate back to ``text``."""
+        if not text:
+            return [text]
+        size = max(1, size)
+        while True:
+            _chunks, offsets = semchunk.chunk(text, chunk_size=size, token_counter=self.tokens, offsets=True)
+            if not offsets:
+                return [text]
+            starts = [0, *(start for start, _ in offsets[1:])]
+            ends = [*starts[1:], len(text)]
+            pieces = [text[s:e] for s, e in zip(starts, ends, strict=True)]
+            if all(self.tokens(p) <= size for p in pieces) or size == 1:
+                return pieces
+            size -= 1
+
+    # -- payload ----------------------------------------------------------------------------------------------------
+    def _room(self, oh: _Overhead, header: Sequence[str] | None = None) -> int:
+        probe = _Item("row", "", 0, header=tuple(header) if header is not None else None)
+        return self.budget - self._estimate(oh, [probe])
+
+    def _text_items(
+        self, kind: Literal["lead", "tail"], texts: Sequence[str], oh: _Overhead, caption: str = ""
+    ) -> list[_Item]:
+        room = self.budget - self._estimate(oh, []) - self.join
+        items: list[_Item] = []
+        for text in texts:
+            n = self.tokens(text)
+            is_caption = bool(caption) and text == caption
+            if n <= room + (self.tokens(oh.caption) + self.join if is_caption and oh.caption else 0):
+                items.append(_Item(kind, text, n, is_caption=is_caption))
+            else:
+                for frag in self.fragments(text, room):
+                    items.append(_Item(kind, frag, self.tokens(frag)))
+        return items
+
+    def _row_items(self, parts: UnitParts, oh: _Overhead, r: int) -> list[_Item]:
+        rows, fmt = parts.rows, parts.fmt
+        row = rows.body[r]
+        all_cols = tuple(range(rows.num_cols))
+        line = fmt.row_line(row, all_cols, rows.header, rows.label_cols)
+        n = self.tokens(line)
+        if n <= self._room(oh):
+            return [_Item("row", line, n, row=r)]
+        return self._column_items(parts, oh, r)
+
+    def _group_header(self, parts: UnitParts, cols: tuple[int, ...], oh: _Overhead) -> tuple[str, ...]:
+        if not oh.header:
+            return ()
+        lines = parts.fmt.header_lines(parts.rows.header, cols)
+        return tuple(lines) if self._lines_cost(lines) <= self.budget // 2 else ()
+
+    def _column_items(self, parts: UnitParts, oh: _Overhead, r: int) -> list[_Item]:
+        rows, fmt = parts.rows, parts.fmt
+        row = rows.body[r]
+        labels = tuple(range(rows.label_cols))
+        values = list(range(rows.label_cols, rows.num_cols))
+        # A row label that leaves no room for a value is not repeated: it becomes a value column itself.
+        probe = (*labels, values[0]) if values else labels
+        if labels and self._room(oh, self._group_header(parts, probe, oh)) < self.tokens(
+            fmt.row_line(row, probe, rows.header, rows.label_cols)
+        ):
+            labels, values = (), list(range(rows.num_cols))
+        items: list[_Item] = []
+        group: list[int] = []
+
+        def flush() -> None:
+            if group:
+                cols = (*labels, *group)
+                line = fmt.row_line(row, cols, rows.header, rows.label_cols)
+                hdr = self._group_header(parts, cols, oh)
+                items.append(_Item("row", line, self.tokens(line), row=r, cols=cols, header=hdr))
+                group.clear()
+
+        for c in values:
+            cols = (*labels, *group, c)
+            line = fmt.row_line(row, cols, rows.header, rows.label_cols)
+            if self.tokens(line) <= self._room(oh, self._group_header(parts, cols, oh)):
+                group.append(c)
+                continue
+            flush()
+            cols = (*labels, c)
+            line = fmt.row_line(row, cols, rows.header, rows.label_cols)
+            hdr = self._group_header(parts, cols, oh)
+            if self.tokens(line) <= self._room(oh, hdr):
+                group.append(c)
+            else:
+                items.extend(self._cell_items(parts, oh, r, labels, c))
+        flush()
+        return items
+
+    def _cell_items(self, parts: UnitParts, oh: _Overhead, r: int, labels: tuple[int, ...], c: int) -> list[_Item]:
+        rows, fmt = parts.rows, parts.fmt
+        row = list(rows.body[r])
+        cols = (*labels, c)
+        hdr = self._group_header(parts, cols, oh)
+        text = row[c]
+        empty = list(row)
+        empty[c] = ""
+        frame = self.tokens(fmt.row_line(empty, cols, rows.header, rows.label_cols))
+        size = self._room(oh, hdr) - frame - 1
+        frags = self.fragments(text, size)
+        items = []
+        for k, frag in enumerate(frags):
+            cells = list(row)
+            cells[c] = frag
+            line = fmt.row_line(cells, cols, rows.header, rows.label_cols)
+            items.append(
+                _Item(
+                    "row",
+                    line,
+                    self.tokens(line),
+                    row=r,
+                    cols=cols,
+                    fragment=(c, k, len(frags)),
+                    cell_text=frag,
+                    header=hdr,
+                )
+            )
+        return items
+
+    # -- packing ----------------------------------------------------------------------------------------------------
+    def split(self, parts: UnitParts) -> list[Piece]:
+        """Split ``parts`` into pieces (one piece when the whole unit fits)."""
+        self._fmt = parts.fmt
+        rows = parts.rows
+        all_cols = tuple(range(rows.num_cols))
+        whole = _Overhead(
+            caption=parts.caption,
+            before=list(parts.context_before),
+            after=list(parts.context_after),
+            footnotes=list(parts.footnotes),
+            header=parts.fmt.header_lines(rows.header, all_cols) if rows.header else [],
+        )
+        whole_rows = [
+            _Item("row", parts.fmt.row_line(row, all_cols, rows.header, rows.label_cols), 0, row=i)
+            for i, row in enumerate(rows.body)
+        ]
+        text = self._render(whole, whole_rows)
+        if self.fits(text):
+            return [
+                Piece(
+                    text=text,
+                    rows=(0, len(rows.body)),
+                    kept_before=len(parts.context_before),
+                    kept_after=len(parts.context_after),
+                    has_caption=bool(parts.caption),
+                    has_footnotes=bool(parts.footnotes),
+                )
+            ]
+        full_budget = self.budget
+        try:
+            while True:
+                oh = self._overhead(parts)
+                stream: list[_Item] = self._text_items("lead", oh.lead, oh, caption=parts.caption)
+                for r in range(len(rows.body)):
+                    stream.extend(self._row_items(parts, oh, r))
+                stream.extend(self._text_items("tail", oh.tail, oh))
+                try:
+                    return self._pack(oh, stream)
+                except _Unsplittable:
+                    # a join cost more tokens than estimated for this tokenizer: plan again with a safety margin
+                    if self.budget <= 8:
+                        raise
+                    self.budget -= max(1, self.budget // 16)
+        finally:
+            self.budget = full_budget
+
+    def _same_group(self, a: _Item, b: _Item) -> bool:
+        if a.kind != "row" or b.kind != "row":
+            return True
+        return a.cols is None and b.cols is None
+
+    def _pack(self, oh: _Overhead, stream: list[_Item]) -> list[Piece]:
+        pieces: list[Piece] = []
+        i = 0
+        while i < len(stream):
+            payload = [stream[i]]
+            j = i + 1
+            while j < len(stream) and self._same_group(payload[-1], stream[j]):
+                if self._estimate(oh, [*payload, stream[j]]) > self.budget:
+                    break
+                payload.append(stream[j])
+                j += 1
+            text = self._render(oh, payload)
+            while not self.fits(text) and len(payload) > 1:
+                payload.pop()
+                text = self._render(oh, payload)
+            if not self.fits(text):
+                # a single item over the limit after all (a join cost more than estimated): cut it finer
+                item = payload[0]
+                smaller = self._shrink(item, oh)
+                stream[i : i + 1] = smaller
+                continue
+            row_ids = [it.row for it in payload if it.kind == "row"]
+            rng = (
+                (min(row_ids), max(row_ids) + 1) if row_ids else (self._next_row(stream, i), self._next_row(stream, i))
+            )
+            frag_items = [it for it in payload if it.fragment is not None]
+            pieces.append(
+                Piece(
+                    text=text,
+                    rows=rng,
+                    cols=payload[0].cols if payload[0].kind == "row" else None,
+                    fragment=frag_items[0].fragment if frag_items else None,
+                    cell_text=frag_items[0].cell_text if frag_items else None,
+                    kept_before=len(oh.before),
+                    kept_after=len(oh.after),
+                    has_caption=bool(oh.caption) or any(it.is_caption for it in payload),
+                    has_footnotes=bool(oh.footnotes) or any(it.kind == "tail" for it in payload),
+                )
+            )
+            i += len(payload)
+        return pieces
+
+    @staticmethod
+    def _next_row(stream: list[_Item], i: int) -> int:
+        for it in stream[i:]:
+            if it.kind == "row":
+                return it.row
+        last = [it.row for it in stream if it.kind == "row"]
+        return (max(last) + 1) if last else 0
+
+    def _shrink(self, item: _Item, oh: _Overhead) -> list[_Item]:
+        """Cut a single payload item that does not fit into smaller ones."""
+        if item.kind != "row" and item.tokens > 1:
+            frags = self.fragments(item.text, max(1, item.tokens // 2))
+            return [_Item(item.kind, f, self.tokens(f)) for f in frags]
+        raise _Unsplittable(item)
+
+
+class _Unsplittable(RuntimeError):
+    def __init__(self, item: _Item) -> None:
+        super().__init__(f"cannot fit row {item.row} within the token limit")

@@ -1,0 +1,67 @@
+"""A table as header rows and body rows of cell texts: the unit that splitting and rendering work on."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from docling_core.types.doc import DoclingDocument, TableItem
+from docling_core.types.doc.document import RichTableCell
+
+
+@dataclass(frozen=True)
+class TableRows:
+    """Cell texts of one table, laid out on its grid (a merged cell repeats its text in every slot it covers).
+
+    Attributes:
+        header: the column-header rows (Docling's ``column_header`` cells), top first.
+        body: the remaining rows, in order.
+        label_cols: how many leading columns label a row (``row_header`` cells; at least 1 when there are 2+
+            columns): they are repeated when a row is split by columns.
+    """
+
+    header: tuple[tuple[str, ...], ...]
+    body: tuple[tuple[str, ...], ...]
+    label_cols: int
+
+    @property
+    def num_cols(self) -> int:
+        """Number of grid columns."""
+        rows = self.header or self.body
+        return len(rows[0]) if rows else 0
+
+
+def _cell_text(cell: object, doc: DoclingDocument) -> str:
+    if isinstance(cell, RichTableCell):
+        return cell._get_text(doc=doc)
+    return getattr(cell, "text", "") or ""
+
+
+def table_rows(table: TableItem, doc: DoclingDocument) -> TableRows:
+    """Read a ``TableItem`` into :class:`TableRows`.
+
+    The header is the leading run of rows holding at least one ``column_header`` cell (as docling-core's Markdown
+    serializer decides it); a table with no such cell has no header rows. A table whose cells cannot be laid on a grid
+    (no rows or columns) gives empty rows.
+    """
+    data = table.data
+    if data.num_rows <= 0 or data.num_cols <= 0:
+        return TableRows(header=(), body=(), label_cols=0)
+    grid = data.grid
+    texts = [tuple(_cell_text(cell, doc).strip() for cell in row) for row in grid]
+    n_header = 0
+    for row in grid:
+        if any(cell.column_header for cell in row):
+            n_header += 1
+        else:
+            break
+    body_grid = grid[n_header:]
+    label_cols = 0
+    for col in range(data.num_cols):
+        if body_grid and any(row[col].row_header for row in body_grid):
+            label_cols = col + 1
+        else:
+            break
+    if label_cols == 0 and data.num_cols > 1:
+        label_cols = 1
+    label_cols = min(label_cols, max(data.num_cols - 1, 0))
+    return TableRows(header=tuple(texts[:n_header]), body=tuple(texts[n_header:]), label_cols=label_cols)

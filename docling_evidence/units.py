@@ -1,0 +1,205 @@
+"""Evidence units: one table with its caption, all its footnotes and the paragraphs that explain it."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import logging
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from docling_core.types.doc import DocItem, DocItemLabel, DoclingDocument, TableItem, TextItem
+
+from docling_evidence.captions import CaptionMatch, find_caption, table_label
+from docling_evidence.context import choose_context
+from docling_evidence.doc_index import DocIndex
+from docling_evidence.layout import horizontal_overlap, nearest_gap
+from docling_evidence.table_rows import TableRows, table_rows
+
+_log = logging.getLogger(__name__)
+
+FOOTNOTE_MAX_ITEMS = 4
+"""How many texts right after a table (reading order) may be taken as its unlinked footnotes."""
+
+FOOTNOTE_MAX_GAP_PT = 60.0
+"""Largest vertical gap (points) between a table and an unlinked footnote below it."""
+
+_FOOTNOTE_START = re.compile(
+    r"^\s*(?:[*†‡§¶※#]|\(\s*[0-9a-z]{1,2}\s*\)|[0-9a-z]\)\s|\[[0-9a-z]{1,2}\]|[¹²³⁴⁵⁶⁷⁸⁹⁰]"
+    r"|notes?\b\s*[:.]?|sources?\s*[:.]|\(?\s*(?:amounts?|figures?|dollars?|values?|all\s+\w+)?\s*in\s+"
+    r"(?:thousands|millions|billions|usd|eur|\$))",
+    re.IGNORECASE,
+)
+"""Unlinked footnote texts start like this: a marker (*, †, (1), a), [2], ¹), "Note:", "Source:", "in millions"."""
+
+
+@dataclass(frozen=True)
+class EvidenceUnit:
+    """One table and the items that travel with it.
+
+    Attributes:
+        table: the table.
+        position: the table's reading-order position.
+        rows: its cell texts (without a header row used as the caption).
+        caption: the caption found, or None.
+        footnotes: footnote texts (Docling-linked first, then unlinked ones found below the table).
+        context_before: explaining paragraphs before the table, in reading order.
+        context_after: explaining paragraphs after it.
+        unit_id: stable id (document identity + table ref).
+    """
+
+    table: TableItem
+    position: int
+    rows: TableRows
+    caption: CaptionMatch | None
+    footnotes: tuple[TextItem, ...]
+    context_before: tuple[TextItem, ...]
+    context_after: tuple[TextItem, ...]
+    unit_id: str
+
+    def members(self) -> list[tuple[DocItem, str]]:
+        """Every doc item of the unit with its role, in rendering order."""
+        caption_items = self.caption.items if self.caption else ()
+        return [
+            *((it, "caption") for it in caption_items),
+            *((it, "context") for it in self.context_before),
+            (self.table, "table"),
+            *((it, "footnote") for it in self.footnotes),
+            *((it, "context") for it in self.context_after),
+        ]
+
+    def page_span(self) -> list[int]:
+        """Sorted pages of every member."""
+        return sorted({p.page_no for item, _ in self.members() for p in item.prov})
+
+    def owned_refs(self) -> set[str]:
+        """Refs that belong to this unit only (table, caption, footnotes); context stays in the text chunks too."""
+        caption_items = self.caption.items if self.caption else ()
+        return {self.table.self_ref, *(c.self_ref for c in caption_items), *(f.self_ref for f in self.footnotes)}
+
+
+def document_key(doc: DoclingDocument) -> str:
+    """A stable identity for a document: its source hash when Docling recorded one, else its name."""
+    if doc.origin is not None:
+        return f"{doc.origin.binary_hash}:{doc.origin.filename}"
+    return doc.name
+
+
+def stable_id(*parts: str) -> str:
+    """A short stable hash of ``parts``."""
+    return hashlib.sha1("\x00".join(parts).encode("utf-8")).hexdigest()[:16]
+
+
+def is_unit_table(table: TableItem, rows: TableRows) -> bool:
+    """Tables with at least one non-empty cell become units; empty ones (0x0 fragments) are left to the text path."""
+    return any(cell for row in (*rows.header, *rows.body) for cell in row)
+
+
+def _linked_texts(doc: DoclingDocument, table: TableItem, kind: str) -> list[TextItem]:
+    found: list[TextItem] = []
+    for ref in getattr(table, kind):
+        try:
+            item = ref.resolve(doc)
+        except Exception:
+            _log.warning("%s of %s points to %s, which does not exist: ignored", kind, table.self_ref, ref.cref)
+            continue
+        if isinstance(item, TextItem):
+            found.append(item)
+        else:
+            _log.warning("%s of %s points to %s, which is not a text item: ignored", kind, table.self_ref, ref.cref)
+    return found
+
+
+def _unlinked_footnotes(index: DocIndex, t_idx: int, taken: set[str]) -> list[TextItem]:
+    found: list[TextItem] = []
+    table = index.items[t_idx]
+    prev_boxes = index.boxes[table.self_ref]
+    for idx in range(t_idx + 1, min(len(index.items), t_idx + 1 + FOOTNOTE_MAX_ITEMS)):
+        item = index.items[idx]
+        if not isinstance(item, TextItem) or item.self_ref in index.satellites or item.self_ref in taken:
+            break
+        if not (item.label == DocItemLabel.FOOTNOTE or _FOOTNOTE_START.match(item.text)):
+            break
+        if index.has_layout and prev_boxes:
+            near = nearest_gap(index.boxes[item.self_ref], prev_boxes)
+            if near is None or near[0] > FOOTNOTE_MAX_GAP_PT or horizontal_overlap(near[1], near[2]) <= 0:
+                break
+            prev_boxes = index.boxes[item.self_ref]
+        found.append(item)
+    return found
+
+
+def build_units(
+    doc: DoclingDocument,
+    index: DocIndex,
+    *,
+    with_caption: bool,
+    with_context: bool,
+    with_footnotes: bool,
+    bbox_threshold: float,
+    context_budget: int,
+    count_item_tokens: Callable[[int], int],
+    keep_context: Callable[[TableItem, list[int]], list[bool]] | None = None,
+) -> list[EvidenceUnit]:
+    """Build one unit per table of the body with any cell text, in reading order."""
+    key = document_key(doc)
+    taken: set[str] = set()
+    caption_owner: dict[str, str] = {}
+    units: list[EvidenceUnit] = []
+    for pos, item in enumerate(index.items):
+        if not isinstance(item, TableItem):
+            continue
+        rows = table_rows(item, doc)
+        if not is_unit_table(item, rows):
+            continue
+        caption = None
+        if with_caption:
+            caption = find_caption(index, item, rows, taken, _linked_texts(doc, item, "captions"))
+            if caption is not None:
+                for cap in caption.items:
+                    if cap.self_ref in caption_owner and caption.source == "docling_ref":
+                        _log.warning(
+                            "caption %s is shared by %s and %s: kept with both",
+                            cap.self_ref,
+                            caption_owner[cap.self_ref],
+                            item.self_ref,
+                        )
+                    caption_owner.setdefault(cap.self_ref, item.self_ref)
+                    taken.add(cap.self_ref)
+                if caption.drop_header_row:
+                    rows = dataclasses.replace(rows, header=rows.header[1:])
+        footnotes: list[TextItem] = []
+        if with_footnotes:
+            footnotes = _linked_texts(doc, item, "footnotes")
+            footnotes += [f for f in _unlinked_footnotes(index, pos, taken) if f not in footnotes]
+            taken.update(f.self_ref for f in footnotes)
+        before: tuple[TextItem, ...] = ()
+        after: tuple[TextItem, ...] = ()
+        if with_context:
+            excluded = {c.self_ref for c in (caption.items if caption else ())} | {f.self_ref for f in footnotes}
+            choice = choose_context(
+                index,
+                pos,
+                label=table_label(caption.text) if caption else None,
+                excluded=excluded | taken,
+                bbox_threshold=bbox_threshold,
+                budget=context_budget,
+                count_tokens=count_item_tokens,
+                keep=(lambda idxs, table=item: keep_context(table, idxs)) if keep_context else None,
+            )
+            before = tuple(index.items[i] for i in choice.before)  # type: ignore[misc]
+            after = tuple(index.items[i] for i in choice.after)  # type: ignore[misc]
+        units.append(
+            EvidenceUnit(
+                table=item,
+                position=pos,
+                rows=rows,
+                caption=caption,
+                footnotes=tuple(footnotes),
+                context_before=before,
+                context_after=after,
+                unit_id=stable_id(key, item.self_ref),
+            )
+        )
+    return units
