@@ -1,0 +1,401 @@
+"""Convert-then-chunk helpers: turn a path (DoclingDocument JSON or any format Docling converts) into evidence chunks.
+
+```python
+from docling_evidence.convert import chunk_path, chunk_document, iter_input_files
+
+chunks = chunk_path("report.docx")                      # converts with Docling, then EvidenceChunker()
+chunks = chunk_document(dl_doc, chunker=my_chunker)     # an already converted DoclingDocument
+for path in iter_input_files(["reports/", "a.json"]):   # folders expand recursively to supported files
+    ...
+```
+
+DoclingDocument JSON loads directly (no Docling needed). HTML, DOCX, Markdown, XLSX and PPTX go through Docling's
+``DocumentConverter`` (``pip install 'docling-evidence[convert]'``); PDF needs full Docling plus its layout models.
+Every problem with an input raises :class:`InputError`, a ``ValueError`` whose one-line message names the file and
+the fix. Docling is imported only when a non-JSON file is converted.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from docling_core.transforms.chunker.base import BaseChunker
+    from docling_core.types.doc import DoclingDocument
+
+    from docling_evidence.meta import EvidenceChunk
+
+DOCLING_JSON_SUFFIXES: frozenset[str] = frozenset({".json"})
+"""Files loaded directly as a saved ``DoclingDocument``."""
+
+CONVERT_SUFFIXES: dict[str, str] = {
+    ".html": "html",
+    ".htm": "html",
+    ".xhtml": "html",
+    ".docx": "docx",
+    ".md": "md",
+    ".markdown": "md",
+    ".xlsx": "xlsx",
+    ".pptx": "pptx",
+    ".pdf": "pdf",
+}
+"""Files converted with Docling, mapped to Docling's ``InputFormat`` value."""
+
+SUPPORTED_SUFFIXES: frozenset[str] = DOCLING_JSON_SUFFIXES | frozenset(CONVERT_SUFFIXES)
+"""Every extension ``iter_input_files`` keeps when it expands a folder."""
+
+CONVERT_INSTALL_HINT = "install Docling's converters: pip install 'docling-evidence[convert]'"
+PDF_INSTALL_HINT = (
+    "PDF needs full Docling and its layout models: pip install 'docling-evidence[pdf]' -c constraints.txt, "
+    "then `docling-tools models download` (or point DOCLING_ARTIFACTS_PATH at downloaded models)"
+)
+
+
+class InputError(ValueError):
+    """A file that cannot be read, converted or chunked; ``str(error)`` is one line naming the file and the fix."""
+
+    def __init__(self, path: str | Path, problem: str, fix: str | None = None) -> None:
+        self.path = str(path)
+        self.problem = problem
+        self.fix = fix
+        message = f"{self.path}: {problem}" + (f" ({fix})" if fix else "")
+        super().__init__(" ".join(message.split()))
+
+
+@dataclass
+class ExpandedInputs:
+    """The result of expanding CLI inputs: the files to process, in order, and one error per bad input."""
+
+    files: list[Path] = field(default_factory=list)
+    errors: list[InputError] = field(default_factory=list)
+
+
+def _supported_list() -> str:
+    return ", ".join(sorted(SUPPORTED_SUFFIXES))
+
+
+def expand_inputs(inputs: Iterable[str | Path]) -> ExpandedInputs:
+    """Expand files and folders (recursively, sorted) into supported files; collect, do not raise, input errors.
+
+    An explicitly named file must exist and have a supported extension; a folder must contain at least one
+    supported file (other files in it are skipped silently). Each file is listed once, even if named twice.
+    """
+    result = ExpandedInputs()
+    seen: set[Path] = set()
+
+    def add(path: Path) -> None:
+        key = path.resolve()
+        if key not in seen:
+            seen.add(key)
+            result.files.append(path)
+
+    for raw in inputs:
+        path = Path(raw)
+        if path.is_dir():
+            found = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in SUPPORTED_SUFFIXES)
+            if not found:
+                result.errors.append(
+                    InputError(path, "folder has no supported files", f"expected files ending in {_supported_list()}")
+                )
+            for p in found:
+                add(p)
+        elif path.is_file():
+            if path.suffix.lower() not in SUPPORTED_SUFFIXES:
+                result.errors.append(
+                    InputError(
+                        path,
+                        f"unsupported file type {path.suffix or '(no extension)'!r}",
+                        f"give a DoclingDocument .json or one of {_supported_list()}",
+                    )
+                )
+            else:
+                add(path)
+        elif path.exists():
+            result.errors.append(InputError(path, "not a regular file or folder"))
+        else:
+            result.errors.append(InputError(path, "no such file or folder", "check the path"))
+    return result
+
+
+def iter_input_files(inputs: Iterable[str | Path]) -> Iterator[Path]:
+    """Yield the supported files named by ``inputs``, expanding folders recursively (sorted, no duplicates).
+
+    Raises:
+        InputError: for the first missing path, unsupported file or folder without supported files
+            (before any file is yielded).
+    """
+    expanded = expand_inputs(inputs)
+    if expanded.errors:
+        raise expanded.errors[0]
+    yield from expanded.files
+
+
+def load_docling_json(path: str | Path) -> DoclingDocument:
+    """Load a saved ``DoclingDocument`` JSON file.
+
+    Raises:
+        InputError: if the file is not JSON or not a DoclingDocument.
+    """
+    from docling_core.types.doc import DoclingDocument
+    from pydantic import ValidationError
+
+    path = Path(path)
+    fix = "give a file written by DoclingDocument.save_as_json() (or `docling --to json`)"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise InputError(path, "not a text JSON file", fix) from None
+    except json.JSONDecodeError as exc:
+        raise InputError(path, f"corrupt JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})", fix) from None
+    except OSError as exc:
+        raise InputError(path, f"cannot read file: {exc.strerror or exc}") from None
+    if not isinstance(data, dict) or data.get("schema_name") != "DoclingDocument":
+        raise InputError(path, "JSON is not a DoclingDocument (no schema_name 'DoclingDocument')", fix)
+    try:
+        return DoclingDocument.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first.get("loc", ()))
+        raise InputError(
+            path, f"invalid DoclingDocument ({exc.error_count()} errors, first at {where!r})", fix
+        ) from None
+
+
+@lru_cache(maxsize=1)
+def _document_converter() -> Any:
+    """One Docling ``DocumentConverter`` per process (its pipelines are built lazily, once per format)."""
+    from docling.datamodel.base_models import InputFormat
+    from docling.document_converter import DocumentConverter
+
+    return DocumentConverter(allowed_formats=[InputFormat(v) for v in sorted(set(CONVERT_SUFFIXES.values()))])
+
+
+_HUB_ERROR_NAMES = (
+    "LocalEntryNotFoundError",
+    "OfflineModeIsEnabled",
+    "RepositoryNotFoundError",
+    "HfHubHTTPError",
+    "EntryNotFoundError",
+    "ConnectionError",
+    "ProxyError",
+    "Timeout",
+)
+
+
+def _exception_chain(exc: BaseException) -> Iterator[BaseException]:
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        yield current
+        current = current.__cause__ or current.__context__
+
+
+def is_missing_models_error(exc: BaseException) -> bool:
+    """True when ``exc`` (or its cause) says Docling's PDF stack or its model weights are not available offline."""
+    for err in _exception_chain(exc):
+        name = type(err).__name__
+        text = str(err).lower()
+        if any(n in name for n in _HUB_ERROR_NAMES):
+            return True
+        if isinstance(err, ImportError) and ("docling-parse" in text or "docling_parse" in text or "pdf" in text):
+            return True
+        if isinstance(err, (OSError, FileNotFoundError)) and any(
+            w in text for w in ("model", "artifact", "huggingface", "hf_hub", "snapshot")
+        ):
+            return True
+    return False
+
+
+def _conversion_failure(path: Path, exc: BaseException) -> InputError:
+    """Turn whatever Docling raised into a one-line ``InputError``."""
+    text = " ".join(str(exc).split())
+    lowered = text.lower()
+    if path.suffix.lower() == ".pdf" and is_missing_models_error(exc):
+        return InputError(
+            path, "cannot convert PDF: Docling's PDF pipeline or its models are not installed", PDF_INSTALL_HINT
+        )
+    if any(w in lowered for w in ("password", "encrypt")):
+        return InputError(path, "file is password-protected or encrypted", "save an unprotected copy and retry")
+    if any(w in lowered for w in ("zip", "truncat", "corrupt", "eof", "not a valid", "bad magic")) or isinstance(
+        exc, EOFError
+    ):
+        return InputError(
+            path, f"file is truncated or corrupt ({type(exc).__name__})", "re-export or re-download the file"
+        )
+    short = text if len(text) <= 160 else text[:157] + "..."
+    return InputError(
+        path,
+        f"Docling could not convert it: {type(exc).__name__}: {short}",
+        "check that the file opens in its usual application",
+    )
+
+
+def convert_path(path: str | Path) -> DoclingDocument:
+    """Return the ``DoclingDocument`` for ``path``: loaded when it is DoclingDocument JSON, converted otherwise.
+
+    Raises:
+        InputError: missing or unsupported file, corrupt JSON, Docling not installed, a conversion failure
+            (truncated, password-protected) or a PDF without Docling's models.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(path, "no such file", "check the path")
+    suffix = path.suffix.lower()
+    if suffix in DOCLING_JSON_SUFFIXES:
+        return load_docling_json(path)
+    if suffix not in CONVERT_SUFFIXES:
+        raise InputError(
+            path,
+            f"unsupported file type {suffix or '(no extension)'!r}",
+            f"give a DoclingDocument .json or one of {_supported_list()}",
+        )
+    if path.stat().st_size == 0:
+        raise InputError(path, "file is empty", "re-export or re-download the file")
+    try:
+        converter = _document_converter()
+    except ImportError:
+        fix = PDF_INSTALL_HINT if suffix == ".pdf" else CONVERT_INSTALL_HINT
+        raise InputError(path, "Docling is not installed", fix) from None
+    try:
+        result = converter.convert(path, raises_on_error=True)
+    except Exception as exc:  # Docling raises ConversionError, ImportError, hub errors, zipfile errors...
+        raise _conversion_failure(path, exc) from None
+    errors = getattr(result, "errors", None) or []
+    status = str(getattr(result.status, "value", result.status))
+    if status not in {"success", "partial_success"}:
+        detail = "; ".join(getattr(e, "error_message", str(e)) for e in errors) or status
+        raise _conversion_failure(path, RuntimeError(detail))
+    return result.document
+
+
+def make_chunker(
+    max_tokens: int | None = None,
+    tokenizer: str | None = None,
+    bbox_threshold: float | None = None,
+    table_format: str | None = None,
+) -> BaseChunker:
+    """Build an ``EvidenceChunker`` from CLI-style settings; ``None`` keeps the chunker's default.
+
+    Raises:
+        ValueError: for a non-positive ``max_tokens`` or a tokenizer that cannot be loaded offline.
+    """
+    from docling_evidence.tokenizer import DEFAULT_MAX_TOKENS, load_tokenizer
+
+    if max_tokens is not None and (isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens <= 0):
+        raise ValueError(f"max_tokens must be a positive integer, got {max_tokens!r}")
+    kwargs: dict[str, Any] = {}
+    if tokenizer is not None or max_tokens is not None:
+        kwargs["tokenizer"] = load_tokenizer(tokenizer, max_tokens or DEFAULT_MAX_TOKENS)
+    if bbox_threshold is not None:
+        kwargs["bbox_threshold"] = bbox_threshold
+    if table_format is not None:
+        kwargs["table_format"] = table_format
+    return _evidence_chunker_class()(**kwargs)
+
+
+def _evidence_chunker_class() -> type:
+    try:
+        from docling_evidence.chunker import EvidenceChunker
+    except ImportError:
+        return _standin_class()
+    return EvidenceChunker
+
+
+@lru_cache(maxsize=1)
+def _default_chunker() -> BaseChunker:
+    return make_chunker()
+
+
+def chunk_document(doc: DoclingDocument, chunker: BaseChunker | None = None) -> list[EvidenceChunk]:
+    """Chunk an already converted ``DoclingDocument`` (default: ``EvidenceChunker()``, bundled tokenizer, 256)."""
+    from docling_core.types.doc import DoclingDocument
+
+    if not isinstance(doc, DoclingDocument):
+        raise TypeError(f"chunk_document expects a DoclingDocument, got {type(doc).__name__}")
+    return list((chunker or _default_chunker()).chunk(doc))
+
+
+def chunk_path(path: str | Path, chunker: BaseChunker | None = None) -> list[EvidenceChunk]:
+    """Convert ``path`` if needed (see :func:`convert_path`) and chunk it.
+
+    Raises:
+        InputError: when the file cannot be read or converted (one-line message naming the file and the fix).
+    """
+    return chunk_document(convert_path(path), chunker)
+
+
+def count_tokens(chunker: BaseChunker, text: str) -> int | None:
+    """Tokens in ``text`` as the chunker counts them, or None when the chunker has no docling-core tokenizer."""
+    tokenizer = getattr(chunker, "tokenizer", None)
+    return tokenizer.count_tokens(text) if tokenizer is not None else None
+
+
+def max_tokens_of(chunker: BaseChunker) -> int | None:
+    """The chunker's token limit, or None when it has no docling-core tokenizer."""
+    tokenizer = getattr(chunker, "tokenizer", None)
+    return tokenizer.get_max_tokens() if tokenizer is not None else None
+
+
+def chunk_record(chunk: EvidenceChunk, chunker: BaseChunker, source: str | Path) -> dict[str, Any]:
+    """The JSON object the CLI writes for one chunk.
+
+    ``text`` is ``chunker.contextualize(chunk)`` (what to embed); ``meta`` is a flat summary (source file, pages,
+    unit, part, headings, caption, doc item refs and their roles, token count); ``chunk`` is the full chunk as
+    ``chunk.model_dump(mode="json", by_alias=True)``, so ``EvidenceChunk.model_validate(record["chunk"])`` restores it.
+    """
+    text = chunker.contextualize(chunk)
+    meta = chunk.meta
+    return {
+        "text": text,
+        "meta": {
+            "source": str(source),
+            "kind": getattr(meta, "kind", None),
+            "unit_id": getattr(meta, "unit_id", None),
+            "part": getattr(meta, "part", 0),
+            "parts": getattr(meta, "parts", 1),
+            "page_span": list(getattr(meta, "page_span", [])),
+            "headings": meta.headings,
+            "caption": getattr(meta, "caption", None),
+            "caption_source": getattr(meta, "caption_source", None),
+            "rows": list(meta.rows) if getattr(meta, "rows", None) else None,
+            "doc_items": [item.self_ref for item in meta.doc_items],
+            "roles": dict(getattr(meta, "roles", {})),
+            "num_tokens": count_tokens(chunker, text),
+        },
+        "chunk": chunk.model_dump(mode="json", by_alias=True),
+    }
+
+
+def _standin_class() -> type:  # TEMPORARY until docling_evidence.chunker lands; removed then.
+    from docling_core.transforms.chunker.hybrid_chunker import HybridChunker
+    from docling_core.types.doc import TableItem
+
+    from docling_evidence.meta import EvidenceChunk, EvidenceMeta
+    from docling_evidence.tokenizer import bundled_tokenizer
+
+    class StandIn(HybridChunker):
+        def __init__(self, tokenizer: Any = None, **_: Any) -> None:
+            super().__init__(tokenizer=tokenizer or bundled_tokenizer())
+
+        def chunk(self, dl_doc: Any, **kwargs: Any) -> Iterator[Any]:
+            for i, c in enumerate(super().chunk(dl_doc, **kwargs)):
+                items = c.meta.doc_items
+                table = any(isinstance(it, TableItem) for it in items)
+                pages = sorted({p.page_no for it in items for p in it.prov})
+                roles = {it.self_ref: ("table" if isinstance(it, TableItem) else "text") for it in items}
+                meta = EvidenceMeta(
+                    **c.meta.model_dump(),
+                    page_span=pages,
+                    unit_id=f"u{i}",
+                    kind="table" if table else "text",
+                    roles=roles,
+                )
+                yield EvidenceChunk(text=c.text, meta=meta)
+
+    return StandIn

@@ -1,0 +1,386 @@
+"""A self-contained HTML report that shows what the chunker grouped: every chunk, its members and their boxes.
+
+```python
+from docling_evidence.inspect_report import render_report, write_report
+
+write_report("paper.json", "paper.inspect.html")          # converts/loads, chunks with EvidenceChunker()
+html_text = render_report(doc, chunks, chunker, source="paper.json")
+```
+
+One HTML file per document, no external assets (inline CSS and SVG, no script). For each chunk: kind, unit id,
+part, page span, token count against the chunker's limit, and its members (caption, context, table, footnote, text)
+each marked with a coloured label. When the document has layout (items with provenance and page sizes), every page
+is drawn to scale as SVG with the members of each table unit outlined in that unit's colour, once as an overview and
+again beside each table chunk. All document text is HTML-escaped.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from docling_core.transforms.chunker.base import BaseChunker
+    from docling_core.types.doc import DocItem, DoclingDocument
+
+ROLE_COLOURS: dict[str, str] = {
+    "caption": "#b45309",
+    "context": "#1d4ed8",
+    "table": "#047857",
+    "footnote": "#7e22ce",
+    "text": "#4b5563",
+}
+"""Label colour of each member role (``EvidenceMeta.roles`` values)."""
+
+UNIT_COLOURS: tuple[str, ...] = (
+    "#e6194b",
+    "#3cb44b",
+    "#4363d8",
+    "#f58231",
+    "#911eb4",
+    "#0fa3b1",
+    "#f032e6",
+    "#808000",
+    "#9a6324",
+    "#800000",
+    "#000075",
+    "#469990",
+)
+"""Outline colour of table units, cycled in reading order (distinct on white, readable as text)."""
+
+_ROLE_ORDER = ("caption", "context", "table", "footnote", "text")
+
+_CSS = """
+*{box-sizing:border-box}body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;
+color:#111;background:#f4f5f7}header{background:#1f2937;color:#fff;padding:14px 24px}header h1{margin:0;font-size:20px}
+header p{margin:4px 0 0;color:#d1d5db}main{padding:16px 24px}h2{font-size:16px;margin:18px 0 8px}
+.role{display:inline-block;border-radius:3px;padding:0 6px;margin-right:4px;color:#fff;font-size:12px;
+font-weight:600}.pages{display:flex;flex-wrap:wrap;gap:10px}.page{background:#fff;border:1px solid #d1d5db;
+padding:4px;margin:0}
+.page figcaption{font-size:11px;color:#555;text-align:center}.chunk{background:#fff;border:1px solid #d1d5db;
+border-left:8px solid #9ca3af;margin:10px 0;padding:8px 12px;display:flex;gap:14px}.chunk .body{flex:1;min-width:0}
+.chunk .thumbs{display:flex;gap:6px;align-items:flex-start}.chunk h3{margin:0 0 6px;font-size:14px}
+.kind{font-weight:600;text-transform:uppercase;font-size:11px;letter-spacing:.05em;color:#374151}
+.tok{display:inline-block;width:120px;height:9px;background:#e5e7eb;border-radius:4px;vertical-align:middle;
+overflow:hidden}.tok i{display:block;height:100%;background:#10b981}.tok.over i{background:#dc2626}
+ul.members{list-style:none;margin:4px 0;padding:0}ul.members li{margin:2px 0;overflow:hidden;text-overflow:ellipsis;
+white-space:nowrap}details pre{white-space:pre-wrap;background:#f9fafb;border:1px solid #e5e7eb;padding:6px;
+font-size:12px;max-height:24em;overflow:auto}.muted{color:#6b7280}code{font-size:12px}
+"""
+
+
+@dataclass(frozen=True)
+class _Box:
+    """One member's box on a page, top-left origin, in page points."""
+
+    page: int
+    left: float
+    top: float
+    right: float
+    bottom: float
+    role: str
+    label: str
+
+
+def _esc(text: object) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def _excerpt(text: str, limit: int = 220) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _resolve(doc: DoclingDocument, ref: str) -> DocItem | None:
+    from docling_core.types.doc import RefItem
+
+    try:
+        return RefItem(cref=ref).resolve(doc)
+    except Exception:  # a dangling ref must not break the report
+        return None
+
+
+def _members(doc: DoclingDocument, chunk: Any) -> list[tuple[str, Any]]:
+    """(role, item) for every member of a chunk (its doc items plus role-only refs), by role, then document order."""
+    roles: dict[str, str] = dict(getattr(chunk.meta, "roles", {}) or {})
+    items: dict[str, Any] = {it.self_ref: it for it in chunk.meta.doc_items}
+    for ref in roles:
+        if ref not in items and (item := _resolve(doc, ref)) is not None:
+            items[ref] = item
+    order = {item.self_ref: i for i, (item, _level) in enumerate(doc.iterate_items(with_groups=False))}
+    rank = {role: i for i, role in enumerate(_ROLE_ORDER)}
+    refs = sorted(items, key=lambda r: (rank.get(roles.get(r, "text"), len(rank)), order.get(r, len(order))))
+    return [(roles.get(r, "text"), items[r]) for r in refs]
+
+
+def _item_summary(item: Any) -> str:
+    from docling_core.types.doc import TableItem
+
+    if isinstance(item, TableItem):
+        data = item.data
+        first = " | ".join(c.text for c in data.table_cells if c.start_row_offset_idx == 0)[:160]
+        return f"table {data.num_rows}×{data.num_cols}: {first}"
+    return getattr(item, "text", "") or getattr(item, "label", "")
+
+
+def _boxes(doc: DoclingDocument, members: Iterable[tuple[str, Any]]) -> list[_Box]:
+    boxes = []
+    for role, item in members:
+        for prov in getattr(item, "prov", None) or []:
+            page = doc.pages.get(prov.page_no)
+            if page is None or page.size is None:
+                continue
+            bb = prov.bbox.to_top_left_origin(page_height=page.size.height)
+            boxes.append(_Box(prov.page_no, bb.l, bb.t, bb.r, bb.b, role, _excerpt(_item_summary(item), 120)))
+    return boxes
+
+
+def _has_layout(doc: DoclingDocument) -> bool:
+    return bool(doc.pages) and any(getattr(item, "prov", None) for item, _ in doc.iterate_items(with_groups=False))
+
+
+def _page_svg(
+    doc: DoclingDocument,
+    page_no: int,
+    width: int,
+    background: Sequence[_Box],
+    highlights: Sequence[tuple[str, str, Sequence[_Box]]],
+) -> str:
+    """A page drawn to scale: faint boxes for all items, then each (colour, tag, boxes) group outlined."""
+    size = doc.pages[page_no].size
+    scale = width / size.width
+    height = round(size.height * scale)
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+        f'viewBox="0 0 {size.width:.1f} {size.height:.1f}" role="img" aria-label="page {page_no}">',
+        f'<rect x="0" y="0" width="{size.width:.1f}" height="{size.height:.1f}" fill="#fff" stroke="#9ca3af"/>',
+    ]
+    for b in background:
+        if b.page == page_no:
+            parts.append(
+                f'<rect x="{b.left:.1f}" y="{b.top:.1f}" width="{b.right - b.left:.1f}" '
+                f'height="{b.bottom - b.top:.1f}" fill="#e5e7eb" stroke="#d1d5db" stroke-width="0.5"/>'
+            )
+    stroke = max(1.2, 2.0 / scale)
+    for colour, tag, boxes in highlights:
+        for b in boxes:
+            if b.page != page_no:
+                continue
+            dash = ' stroke-dasharray="4 2"' if b.role == "context" else ""
+            parts.append(
+                f'<rect x="{b.left:.1f}" y="{b.top:.1f}" width="{b.right - b.left:.1f}" '
+                f'height="{b.bottom - b.top:.1f}" fill="{colour}" fill-opacity="0.13" stroke="{colour}" '
+                f'stroke-width="{stroke:.1f}"{dash}><title>{_esc(tag)} · {_esc(b.role)}: {_esc(b.label)}</title></rect>'
+            )
+        first = next((b for b in boxes if b.page == page_no and b.role == "table"), None)
+        if first is not None:
+            size_pt = max(9.0, 11.0 / scale)
+            parts.append(
+                f'<text x="{first.left + 2:.1f}" y="{max(first.top - 3, size_pt):.1f}" font-size="{size_pt:.1f}" '
+                f'font-family="sans-serif" font-weight="bold" fill="{colour}">{_esc(tag)}</text>'
+            )
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _role_badge(role: str) -> str:
+    return f'<span class="role" style="background:{ROLE_COLOURS.get(role, "#4b5563")}">{_esc(role)}</span>'
+
+
+def _pages_text(span: Sequence[int]) -> str:
+    if not span:
+        return "no page info"
+    return f"page {span[0]}" if len(span) == 1 else f"pages {span[0]}–{span[-1]}"
+
+
+def _token_bar(tokens: int | None, limit: int | None) -> str:
+    if tokens is None:
+        return ""
+    over = limit is not None and tokens > limit
+    pct = min(100.0, 100.0 * tokens / limit) if limit else 0.0
+    return (
+        f'<span class="tok{" over" if over else ""}" title="{tokens} of {limit} tokens">'
+        f'<i style="width:{pct:.0f}%"></i></span> {tokens}/{limit or "?"} tokens'
+    )
+
+
+def _members_list(members: Sequence[tuple[str, Any]]) -> str:
+    rows = []
+    for role, item in members:
+        label = getattr(item, "label", "")
+        label_txt = getattr(label, "value", label)
+        rows.append(
+            f'<li>{_role_badge(role)} <span class="muted">{_esc(label_txt)}</span> '
+            f"{_esc(_excerpt(_item_summary(item)))}</li>"
+        )
+    return '<ul class="members">' + "".join(rows) + "</ul>"
+
+
+def _caption_line(meta: Any) -> str:
+    caption = getattr(meta, "caption", None)
+    if not caption:
+        return '<div class="muted"><b>Caption:</b> none found</div>'
+    how = getattr(meta, "caption_source", None)
+    how_txt = f' <span class="muted">(found by: {_esc(how)})</span>' if how else ""
+    return f"<div><b>Caption:</b> {_esc(caption)}{how_txt}</div>"
+
+
+@dataclass
+class _Unit:
+    """A table unit gathered over its pieces."""
+
+    tag: str
+    colour: str
+    pieces: list[int]
+    members: dict[str, tuple[str, Any]]
+
+
+def render_report(
+    doc: DoclingDocument,
+    chunks: Sequence[Any],
+    chunker: BaseChunker | None = None,
+    source: str | None = None,
+    page_width: int = 200,
+    thumb_width: int = 190,
+) -> str:
+    """Return the report for ``chunks`` of ``doc`` as one HTML string (no external resources).
+
+    Sections: the pages with every table unit outlined (documents with layout), one card per table unit (caption,
+    members of all its pieces, token count of each piece, its pages to scale), then every chunk in reading order.
+
+    Args:
+        doc: the document the chunks come from (its pages and items give the layout).
+        chunks: the chunks, in reading order (``EvidenceChunk`` or any ``DocChunk`` with ``meta.roles``).
+        chunker: used for ``contextualize`` and token counts; without it the raw chunk text is shown.
+        source: file name shown in the title (default: the document's name).
+        page_width: pixel width of each page in the overview.
+        thumb_width: pixel width of each page drawn in a table unit's card.
+    """
+    from docling_evidence.convert import count_tokens, max_tokens_of
+
+    name = source or doc.name
+    limit = max_tokens_of(chunker) if chunker is not None else None
+    layout = _has_layout(doc)
+    chunk_members = [_members(doc, c) for c in chunks]
+    texts = [chunker.contextualize(c) if chunker is not None else c.text for c in chunks]
+    tokens = [count_tokens(chunker, t) if chunker is not None else None for t in texts]
+
+    units: dict[str, _Unit] = {}
+    for index, (chunk, members) in enumerate(zip(chunks, chunk_members, strict=True)):
+        if getattr(chunk.meta, "kind", "text") != "table":
+            continue
+        uid = chunk.meta.unit_id
+        if uid not in units:
+            colour = UNIT_COLOURS[len(units) % len(UNIT_COLOURS)]
+            units[uid] = _Unit(tag=f"T{len(units) + 1}", colour=colour, pieces=[], members={})
+        units[uid].pieces.append(index)
+        for role, item in members:
+            units[uid].members.setdefault(item.self_ref, (role, item))
+    unit_boxes = {uid: _boxes(doc, u.members.values()) if layout else [] for uid, u in units.items()}
+    background = _boxes(doc, (("text", it) for it, _ in doc.iterate_items(with_groups=False))) if layout else []
+
+    settings = []
+    for attr in ("table_format", "bbox_threshold"):
+        value = getattr(chunker, attr, None) if chunker is not None else None
+        if value is not None:
+            settings.append(f"{attr.replace('_', ' ')} {value}")
+    if limit:
+        settings.append(f"limit {limit} tokens")
+    out = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        f"<title>{_esc(name)} · docling-evidence inspector</title>",
+        f"<style>{_CSS}</style></head><body>",
+        f"<header><h1>{_esc(name)}</h1><p>{len(chunks)} chunks · {len(units)} table units"
+        + (f" · {len(doc.pages)} pages" if doc.pages else "")
+        + (f" · {_esc(' · '.join(settings))}" if settings else "")
+        + "</p></header><main>",
+        '<p class="legend">Members: '
+        + "".join(_role_badge(r) for r in _ROLE_ORDER)
+        + ' <em class="muted">Page boxes: one colour per table unit (dashed: context paragraph); grey: other items.'
+        "</em></p>",
+    ]
+    if layout:
+        out.append('<h2>Pages</h2><div class="pages">')
+        highlights = [(u.colour, u.tag, unit_boxes[uid]) for uid, u in units.items()]
+        for page_no in sorted(doc.pages):
+            if doc.pages[page_no].size is not None:
+                svg = _page_svg(doc, page_no, page_width, background, highlights)
+                out.append(f'<figure class="page">{svg}<figcaption>page {page_no}</figcaption></figure>')
+        out.append("</div>")
+    elif doc.pages:
+        out.append('<p class="muted">No item carries a bounding box: pages are not drawn.</p>')
+    else:
+        out.append('<p class="muted">This document has no page layout (e.g. converted from HTML or DOCX).</p>')
+
+    out.append(f"<h2>Table units ({len(units)})</h2>")
+    for uid, unit in units.items():
+        first = chunks[unit.pieces[0]].meta
+        span = sorted({p for i in unit.pieces for p in (getattr(chunks[i].meta, "page_span", []) or [])})
+        pieces = "".join(
+            f"<div>piece {k + 1}/{len(unit.pieces)} (chunk #{i + 1}): {_token_bar(tokens[i], limit)}</div>"
+            for k, i in enumerate(unit.pieces)
+        )
+        thumbs = ""
+        if layout:
+            mine = [(unit.colour, unit.tag, unit_boxes[uid])]
+            thumbs = (
+                '<div class="thumbs">'
+                + "".join(
+                    f'<figure class="page">{_page_svg(doc, p, thumb_width, background, mine)}'
+                    f"<figcaption>page {p}</figcaption></figure>"
+                    for p in sorted({b.page for b in unit_boxes[uid]})
+                )
+                + "</div>"
+            )
+        out.append(
+            f'<section class="chunk" id="{_esc(unit.tag)}" style="border-left-color:{unit.colour}"><div class="body">'
+            f'<h3><b style="color:{unit.colour}">{_esc(unit.tag)}</b> · <code>{_esc(uid)}</code> · '
+            f"{len(unit.pieces)} piece{'s' if len(unit.pieces) > 1 else ''} · {_esc(_pages_text(span))}</h3>"
+            f"{_caption_line(first)}{_members_list(list(unit.members.values()))}{pieces}</div>{thumbs}</section>"
+        )
+
+    out.append(f"<h2>All chunks in reading order ({len(chunks)})</h2>")
+    for index, (chunk, members) in enumerate(zip(chunks, chunk_members, strict=True)):
+        meta = chunk.meta
+        kind = getattr(meta, "kind", "text")
+        uid = getattr(meta, "unit_id", "")
+        unit = units.get(uid) if kind == "table" else None
+        head = [f"#{index + 1}", f'<span class="kind">{_esc(kind)}</span>']
+        if unit is not None:
+            head.append(f'<b style="color:{unit.colour}">{_esc(unit.tag)}</b>')
+        head.append(f"<code>{_esc(uid)}</code>")
+        if getattr(meta, "parts", 1) > 1:
+            head.append(f"part {meta.part + 1}/{meta.parts}")
+        if getattr(meta, "rows", None):
+            head.append(f"rows {meta.rows[0] + 1}–{meta.rows[1]}")
+        head.append(_esc(_pages_text(list(getattr(meta, "page_span", []) or []))))
+        head.append(_token_bar(tokens[index], limit))
+        body = (_caption_line(meta) if kind == "table" else "") + _members_list(members)
+        body += f"<details><summary>Chunk text (contextualized)</summary><pre>{_esc(texts[index])}</pre></details>"
+        colour = unit.colour if unit is not None else "#9ca3af"
+        out.append(
+            f'<section class="chunk" style="border-left-color:{colour}"><div class="body"><h3>{" · ".join(head)}</h3>'
+            f"{body}</div></section>"
+        )
+    out.append("</main></body></html>")
+    return "\n".join(out) + "\n"
+
+
+def write_report(path: str | Path, output: str | Path, chunker: BaseChunker | None = None) -> Path:
+    """Convert/load ``path``, chunk it (default ``EvidenceChunker()``) and write its report to ``output``.
+
+    Raises:
+        InputError: when ``path`` cannot be read or converted.
+    """
+    from docling_evidence.convert import _default_chunker, chunk_document, convert_path
+
+    path, output = Path(path), Path(output)
+    chunker = chunker or _default_chunker()
+    doc = convert_path(path)
+    chunks = chunk_document(doc, chunker)
+    output.write_text(render_report(doc, chunks, chunker, source=path.name), encoding="utf-8")
+    return output
