@@ -131,27 +131,63 @@ def table_position(paragraphs: list[str]) -> int:
     return len(paragraphs) - 1
 
 
+def header_spans(row: list[str]) -> list[tuple[int, int]]:
+    """Column ranges ``[start, end)`` of the non-empty cells of a super-header row (column 0 excluded).
+
+    TAT-QA flattens spanning header cells into one cell plus blanks. A row with a single label spans all value columns
+    ("Years Ended September 30," over every year); otherwise each label spans the blank cells to its right
+    ("Domestic", "", "International", "").
+    """
+    filled = [c for c in range(1, len(row)) if row[c].strip()]
+    if len(filled) == 1:
+        return [(1, len(row))]
+    return [(c, filled[k + 1] if k + 1 < len(filled) else len(row)) for k, c in enumerate(filled)]
+
+
 def _table_data(rows: list[list[str]]) -> tuple[Any, int]:
+    """Docling ``TableData`` of a TAT-QA table and its number of header rows.
+
+    Every cell of a header row gets ``column_header``; super-header rows (all header rows but the last, and a last
+    header row holding a single label such as "(in millions)") get spanning cells (see :func:`header_spans`);
+    non-empty first-column cells of body rows get ``row_header``.
+    """
     from docling_core.types.doc import TableCell, TableData
 
     num_cols = max((len(r) for r in rows), default=0)
     n_header = count_header_rows(rows)
     cells = []
-    for r, row in enumerate(rows):
-        padded = [str(c) for c in row] + [""] * (num_cols - len(row))
-        for c, text in enumerate(padded):
-            text = text.strip()
-            cells.append(
-                TableCell(
-                    text=text,
-                    start_row_offset_idx=r,
-                    end_row_offset_idx=r + 1,
-                    start_col_offset_idx=c,
-                    end_col_offset_idx=c + 1,
-                    column_header=r < n_header,
-                    row_header=r >= n_header and c == 0 and bool(text),
-                )
+
+    def cell(text: str, r: int, c0: int, c1: int) -> None:
+        cells.append(
+            TableCell(
+                text=text,
+                row_span=1,
+                col_span=c1 - c0,
+                start_row_offset_idx=r,
+                end_row_offset_idx=r + 1,
+                start_col_offset_idx=c0,
+                end_col_offset_idx=c1,
+                column_header=r < n_header,
+                row_header=r >= n_header and c0 == 0 and bool(text),
             )
+        )
+
+    for r, row in enumerate(rows):
+        padded = [str(c).strip() for c in row] + [""] * (num_cols - len(row))
+        single_label = sum(1 for t in padded[1:] if t) == 1  # a units row: "(in millions)"
+        spans = header_spans(padded) if r < n_header - 1 or (r == n_header - 1 and r > 0 and single_label) else []
+        if spans:
+            covered = {c for c0, c1 in spans for c in range(c0, c1)}
+            cell(padded[0], r, 0, 1)
+            for c0, c1 in spans:
+                cell(padded[c0] if padded[c0] else " ".join(padded[c0:c1]).strip(), r, c0, c1)
+            for c in range(1, num_cols):
+                if c not in covered:
+                    cell(padded[c], r, c, c + 1)
+        else:
+            for c, text in enumerate(padded):
+                cell(text, r, c, c + 1)
+    cells.sort(key=lambda x: (x.start_row_offset_idx, x.start_col_offset_idx))
     return TableData(num_rows=len(rows), num_cols=num_cols, table_cells=cells), n_header
 
 
@@ -234,6 +270,8 @@ def _answers_for(q: dict[str, Any], context_text: str, stats: dict[str, int]) ->
     if kind == "arithmetic":
         numbers, constants = derivation_numbers(derivation)
         _bump(stats, "arithmetic_constants_dropped", constants)
+        if constants:
+            _bump(stats, "arithmetic_questions_with_constants")
         found = [n for n in numbers if contains_answer(context_text, n)]
         missing = len(numbers) - len(found)
         if missing:
