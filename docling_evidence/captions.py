@@ -130,7 +130,7 @@ def looks_like_caption(text: str) -> bool:
 
 def mentions_table(text: str, label: str) -> bool:
     """True when ``text`` refers to table ``label`` ("as Table 3 shows", "Tab. 3", "표 3")."""
-    pattern = rf"(?:\btable|\btab\.|\btbl\.|표)\s*{re.escape(label)}(?!\w)(?![.\-–]\d)"
+    pattern = rf"(?:\btable\.?|\btab\.|\btbl\.|표)\s*{re.escape(label)}(?!\w)(?![.\-–]\d)"
     return re.search(pattern, text, re.IGNORECASE) is not None
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from docling_core.transforms.chunker import BaseChunk, BaseChunker, DocChunk
 from docling_core.transforms.chunker.tokenizer.base import BaseTokenizer
-from docling_core.transforms.serializer.base import BaseDocSerializer, BaseSerializerProvider
+from docling_core.transforms.serializer.base import BaseSerializerProvider
 from docling_core.types.doc import DoclingDocument, SectionHeaderItem, TableItem, TextItem, TitleItem
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
@@ -171,9 +171,8 @@ class EvidenceChunker(BaseChunker):
             if not self.context_in_text:
                 hidden |= {it.self_ref for it in (*u.context_before, *u.context_after)}
         key = document_key(doc)
-        pending = iter(unit_chunks)
-        next_unit = next(pending, None)
         seen_ids: dict[str, int] = {}
+        backbone: list[tuple[int, EvidenceChunk]] = []
         for chunk in text_chunks(
             doc,
             hidden,
@@ -182,15 +181,26 @@ class EvidenceChunker(BaseChunker):
             merge_peers=self.merge_peers,
             always_emit_headings=self.always_emit_headings,
         ):
-            positions = [index.order[it.self_ref] for it in chunk.meta.doc_items if it.self_ref in index.order]
-            first = min(positions) if positions else -1
-            while next_unit is not None and first >= 0 and next_unit[0] < first:
-                yield from next_unit[1]
-                next_unit = next(pending, None)
-            yield from self._text_chunks(chunk, doc_ser, key, seen_ids)
-        while next_unit is not None:
-            yield from next_unit[1]
-            next_unit = next(pending, None)
+            anchor = _anchor(chunk, index)
+            backbone.extend((anchor, c) for c in self._text_chunks(chunk, key, seen_ids))
+        inserts: list[tuple[int, list[EvidenceChunk]]] = list(unit_chunks)
+        emitted = [c for _, c in backbone] + [c for _, cs in unit_chunks for c in cs]
+        for pos, item in _orphans(index, emitted):
+            # texts HybridChunker drops (e.g. footnotes and captions of items that are not units): never lost
+            orphan = DocChunk(
+                text=item_text(pos),
+                meta=EvidenceMeta(doc_items=[item], headings=headings_at.get(pos), unit_id="-", kind="text"),
+            )
+            inserts.append((pos, list(self._text_chunks(orphan, key, seen_ids))))
+        inserts.sort(key=lambda entry: entry[0])
+        k = 0
+        for anchor, chunk in backbone:
+            while k < len(inserts) and anchor >= 0 and inserts[k][0] < anchor:
+                yield from inserts[k][1]
+                k += 1
+            yield chunk
+        for _pos, chunks in inserts[k:]:
+            yield from chunks
 
     # ------------------------------------------------------------------------------------------------------------
     def _embed_prefix(self, headings: list[str] | None) -> str:
@@ -254,9 +264,7 @@ class EvidenceChunker(BaseChunker):
         )
         return EvidenceChunk(text=piece.text, meta=meta)
 
-    def _text_chunks(
-        self, chunk: DocChunk, doc_ser: BaseDocSerializer, key: str, seen_ids: dict[str, int]
-    ) -> Iterator[EvidenceChunk]:
+    def _text_chunks(self, chunk: DocChunk, key: str, seen_ids: dict[str, int]) -> Iterator[EvidenceChunk]:
         items = chunk.meta.doc_items
         base = stable_id(key, "text", *(it.self_ref for it in items))
         texts = [chunk.text]
@@ -295,8 +303,31 @@ class EvidenceChunker(BaseChunker):
         return out
 
 
+def _anchor(chunk: DocChunk, index: DocIndex) -> int:
+    """Where a text chunk sits in reading order: its first non-heading item (a heading-only chunk: its last)."""
+    body = [index.order[it.self_ref] for it in chunk.meta.doc_items if it.self_ref in index.order]
+    texts = [p for p in body if not index.is_heading(p)]
+    if texts:
+        return min(texts)
+    return max(body) if body else -1
+
+
+def _orphans(index: DocIndex, chunks: list[EvidenceChunk]) -> list[tuple[int, TextItem]]:
+    """Body text items with text that no chunk holds (as a doc item, or as a heading in scope)."""
+    covered = {it.self_ref for c in chunks for it in c.meta.doc_items}
+    headings = {h for c in chunks for h in (c.meta.headings or [])}
+    found = []
+    for pos, item in enumerate(index.items):
+        if not isinstance(item, TextItem) or not item.text.strip() or item.self_ref in covered:
+            continue
+        if index.is_heading(pos) and item.text in headings:
+            continue
+        found.append((pos, item))
+    return found
+
+
 def _headings_by_position(index: DocIndex) -> dict[int, list[str]]:
-    """Headings in scope at each table position, as HierarchicalChunker tracks them."""
+    """Headings in scope at each reading position, as HierarchicalChunker tracks them."""
     by_level: dict[int, str] = {}
     found: dict[int, list[str]] = {}
     for pos, item in enumerate(index.items):
@@ -305,6 +336,6 @@ def _headings_by_position(index: DocIndex) -> dict[int, list[str]]:
             for k in [k for k in by_level if k >= level]:
                 del by_level[k]
             by_level[level] = item.text
-        elif isinstance(item, TableItem):
-            found[pos] = [by_level[k] for k in sorted(by_level)] or []
+        else:
+            found[pos] = [by_level[k] for k in sorted(by_level)]
     return {k: v for k, v in found.items() if v}
