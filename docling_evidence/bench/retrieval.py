@@ -119,6 +119,12 @@ class Retriever:
         """Global positions of the passages a question about ``doc_id`` is ranked over (possibly empty)."""
         return self._groups.get(doc_id if self.scope == "doc" else "", np.zeros(0, dtype=np.int64))
 
+    def build_bm25(self) -> None:
+        """Build every BM25 index now (otherwise each is built on its first query), e.g. before timing queries."""
+        for key, idx in self._groups.items():
+            if key not in self._bm25:
+                self._bm25[key] = BM25Index([self._texts[i] for i in idx])
+
     def _bm25_scores(self, key: str, query: str) -> np.ndarray:
         if key not in self._bm25:
             self._bm25[key] = BM25Index([self._texts[i] for i in self._groups[key]])
@@ -151,14 +157,17 @@ class Retriever:
         return cand[rank_scores(rrf_scores([dense_rank, lexical_rank], cand.shape[0]))]
 
 
-def maxpool(ranked: Sequence[int] | np.ndarray, unit_of: Sequence[str]) -> list[str]:
+def maxpool(ranked: Sequence[int] | np.ndarray, unit_of: Sequence[str], limit: int | None = None) -> list[str]:
     """Units in order of their best passage: max-pooling a score ranking keeps each unit's first appearance.
 
     Args:
         ranked: global passage positions, best first (as :meth:`Retriever.search` returns them).
         unit_of: the unit id of every global passage position.
+        limit: stop after this many units (None: all).
     """
     seen: dict[str, None] = {}
     for i in ranked:
         seen.setdefault(unit_of[int(i)], None)
+        if limit is not None and len(seen) >= limit:
+            break
     return list(seen)

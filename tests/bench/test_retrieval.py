@@ -97,3 +97,15 @@ def test_maxpool_keeps_first_appearance() -> None:
     units = ["u1", "u2", "u1", "u3"]
     assert maxpool([2, 1, 0, 3], units) == ["u1", "u2", "u3"]
     assert maxpool(np.array([3, 0, 2, 1]), units) == ["u3", "u1", "u2"]
+
+
+def test_maxpool_limit_stops_early() -> None:
+    assert maxpool([0, 1, 2, 3], ["a", "a", "b", "c"], limit=2) == ["a", "b"]
+
+
+def test_build_bm25_matches_lazy_build() -> None:
+    eager = Retriever(TEXTS, DOCS, scope="doc")
+    eager.build_bm25()
+    lazy = Retriever(TEXTS, DOCS, scope="doc")
+    for doc in ("d1", "d2"):
+        assert eager.search("bm25", doc, "revenue costs").tolist() == lazy.search("bm25", doc, "revenue costs").tolist()

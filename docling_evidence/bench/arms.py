@@ -1,0 +1,269 @@
+"""The benchmark's arms: which chunker makes the indexed texts, and how chunks group into retrievable units.
+
+Every arm turns a document into :class:`ChunkRecord` s. A record is one indexed vector: its embed text is
+``chunker.contextualize(chunk)``, its ``unit_id`` says what max-pool ranking groups it with, and ``target`` names the
+record whose text a retrieval of this vector returns (itself, except for ``rowsplit``'s row vectors, which return
+their table chunk).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from docling_core.transforms.chunker import BaseChunker
+    from docling_core.types.doc import DoclingDocument, TableItem
+
+BASELINE: str = "hybrid"
+"""The arm every other arm is compared with: what a Docling user gets by default."""
+
+ARMS: tuple[str, ...] = (
+    "hybrid",
+    "hybrid-markdown",
+    "hybrid-1024",
+    "hybrid-2048",
+    "page",
+    "rowsplit",
+    "evidence",
+    "evidence-no-context",
+    "evidence-no-caption",
+)
+"""All arms, in report order: baseline, controls, then ours and its ablations."""
+
+ARM_DESCRIPTIONS: dict[str, str] = {
+    "hybrid": "HybridChunker defaults (triplet tables, 256 tokens, bundled tokenizer)",
+    "hybrid-markdown": "HybridChunker with MarkdownTableSerializer tables",
+    "hybrid-1024": "HybridChunker, max_tokens=1024",
+    "hybrid-2048": "HybridChunker, max_tokens=2048",
+    "page": "docling-core PageChunker (one chunk per page; whole document when it has no pages)",
+    "rowsplit": "HybridChunker chunks + one vector per table body row pointing to its table chunk",
+    "evidence": "EvidenceChunker() defaults",
+    "evidence-no-context": "EvidenceChunker(with_context=False): no explaining paragraphs in table units",
+    "evidence-no-caption": "EvidenceChunker(with_caption=False): no captions in table units",
+}
+
+RANKINGS: tuple[str, ...] = ("flat", "maxpool")
+"""``flat``: every vector is a result; ``maxpool``: units ranked by their best vector, a unit returns all its texts."""
+
+
+@dataclass(frozen=True)
+class ChunkRecord:
+    """One indexed vector of one arm."""
+
+    arm: str
+    doc_id: str
+    index: int
+    """Position of this record within its document's records (reading order; row vectors follow the chunks)."""
+    embed_text: str
+    """What is embedded and BM25-indexed: ``chunker.contextualize(chunk)`` (rowsplit rows: headings + row text)."""
+    unit_id: str
+    """Max-pool group, unique across the corpus (prefixed with ``doc_id``)."""
+    page_span: tuple[int, ...]
+    """Sorted 1-based pages of the chunk's doc items (empty when the document has no pages)."""
+    target: int
+    """``index`` of the record whose text a retrieval of this vector returns (== ``index`` except row vectors)."""
+    kind: str = "chunk"
+    """``chunk`` | ``row`` (rowsplit) | ``table`` / ``text`` (evidence arms)."""
+
+
+def parse_arms(spec: str | Iterable[str]) -> list[str]:
+    """Arms from a comma-separated spec (or ``"all"``), de-duplicated, in the given order.
+
+    Raises:
+        ValueError: naming an unknown arm.
+    """
+    names = [s.strip() for s in spec.split(",")] if isinstance(spec, str) else [str(s).strip() for s in spec]
+    names = [n for n in names if n]
+    if names == ["all"]:
+        return list(ARMS)
+    unknown = [n for n in names if n not in ARMS]
+    if unknown:
+        raise ValueError(f"unknown arm {unknown[0]!r}; expected 'all' or some of: {', '.join(ARMS)}")
+    if not names:
+        raise ValueError("no arm given")
+    return list(dict.fromkeys(names))
+
+
+def page_span_of(doc_items: Iterable[Any]) -> tuple[int, ...]:
+    """Sorted distinct ``page_no`` over the provenance of ``doc_items``."""
+    return tuple(sorted({p.page_no for item in doc_items for p in (getattr(item, "prov", None) or [])}))
+
+
+def _hybrid(max_tokens: int = 256, markdown_tables: bool = False) -> BaseChunker:
+    from docling_core.transforms.chunker.hybrid_chunker import HybridChunker
+
+    from docling_evidence.tokenizer import bundled_tokenizer
+
+    kwargs: dict[str, Any] = {"tokenizer": bundled_tokenizer(max_tokens)}
+    if markdown_tables:
+        kwargs["serializer_provider"] = _markdown_provider()
+    return HybridChunker(**kwargs)
+
+
+def _markdown_provider() -> Any:
+    from docling_core.transforms.chunker.hierarchical_chunker import ChunkingDocSerializer, ChunkingSerializerProvider
+    from docling_core.transforms.serializer.markdown import MarkdownTableSerializer
+
+    class MarkdownTableProvider(ChunkingSerializerProvider):
+        def get_serializer(self, doc: DoclingDocument) -> ChunkingDocSerializer:
+            return ChunkingDocSerializer(doc=doc, table_serializer=MarkdownTableSerializer())
+
+    return MarkdownTableProvider()
+
+
+def _page() -> BaseChunker:
+    from docling_core.transforms.chunker.page_chunker import PageChunker
+
+    return PageChunker()
+
+
+def _evidence(**kwargs: Any) -> BaseChunker:
+    try:
+        from docling_evidence import EvidenceChunker
+    except ImportError as exc:  # the core lands separately from the benchmark
+        raise NotImplementedError("the evidence arms need docling_evidence.EvidenceChunker, not available yet") from exc
+    return EvidenceChunker(**kwargs)
+
+
+CHUNKER_FACTORIES: dict[str, Callable[[], BaseChunker]] = {
+    "hybrid": _hybrid,
+    "hybrid-markdown": lambda: _hybrid(markdown_tables=True),
+    "hybrid-1024": lambda: _hybrid(1024),
+    "hybrid-2048": lambda: _hybrid(2048),
+    "page": _page,
+    "rowsplit": _hybrid,
+    "evidence": _evidence,
+    "evidence-no-context": lambda: _evidence(with_context=False),
+    "evidence-no-caption": lambda: _evidence(with_caption=False),
+}
+
+
+def make_chunker(arm: str) -> BaseChunker:
+    """The chunker behind ``arm``.
+
+    Raises:
+        ValueError: for an unknown arm.
+        NotImplementedError: for an arm whose chunker is not available in this build.
+    """
+    if arm not in CHUNKER_FACTORIES:
+        raise ValueError(f"unknown arm {arm!r}; expected one of: {', '.join(ARMS)}")
+    return CHUNKER_FACTORIES[arm]()
+
+
+def _header_rows(table: TableItem) -> int:
+    """Number of leading rows whose every non-empty cell is a column header."""
+    n = 0
+    for row in table.data.grid:
+        cells = [c for c in row if c.text.strip()]
+        if not cells or not all(c.column_header for c in cells):
+            break
+        n += 1
+    return n
+
+
+def table_row_texts(table: TableItem) -> list[tuple[str, list[str]]]:
+    """One ``(text, cell_texts)`` per body row: ``"<row label>: <column label> = <value>; ..."``.
+
+    Column labels join the distinct header-row texts above each column, so a row vector names its years/units the
+    way a reader would, without copying any arm's table serialisation.
+    """
+    grid = table.data.grid
+    n_head = _header_rows(table)
+    col_labels: list[str] = []
+    for j in range(table.data.num_cols):
+        parts: list[str] = []
+        for i in range(n_head):
+            text = grid[i][j].text.strip() if j < len(grid[i]) else ""
+            if text and text not in parts:
+                parts.append(text)
+        col_labels.append(" ".join(parts))
+    out: list[tuple[str, list[str]]] = []
+    for row in grid[n_head:]:
+        label_parts: list[str] = []
+        values: list[str] = []
+        cells: list[str] = []
+        seen_cells: set[int] = set()
+        for j, cell in enumerate(row):
+            text = cell.text.strip()
+            key = id(cell)
+            if not text or key in seen_cells:
+                continue
+            seen_cells.add(key)
+            cells.append(text)
+            if cell.row_header or (j == 0 and not values):
+                label_parts.append(text)
+            else:
+                values.append(f"{col_labels[j]} = {text}" if col_labels[j] else text)
+        if not cells:
+            continue
+        label = " ".join(label_parts)
+        body = "; ".join(values)
+        out.append((f"{label}: {body}" if label and body else label or body, cells))
+    return out
+
+
+def _pick_table_chunk(chunk_idx: list[int], texts: list[str], cells: list[str]) -> int:
+    """The chunk (among a table's chunks) holding most of a row's cell texts; ties go to the earliest."""
+    best, best_count = chunk_idx[0], -1
+    for i in chunk_idx:
+        count = sum(1 for c in cells if c in texts[i])
+        if count > best_count:
+            best, best_count = i, count
+    return best
+
+
+def chunk_document(arm: str, chunker: BaseChunker, doc_id: str, doc: DoclingDocument) -> list[ChunkRecord]:
+    """Chunk one document the way ``arm`` does and return its records in index order."""
+    chunks = list(chunker.chunk(doc))
+    evidence_arm = arm.startswith("evidence")
+    records: list[ChunkRecord] = []
+    for i, chunk in enumerate(chunks):
+        meta = chunk.meta
+        if evidence_arm:
+            unit = f"{doc_id}:{meta.unit_id}"
+            span = tuple(sorted(meta.page_span))
+            kind = meta.kind
+        else:
+            unit = f"{doc_id}:{i}"
+            span = page_span_of(meta.doc_items)
+            kind = "chunk"
+        records.append(ChunkRecord(arm, doc_id, i, chunker.contextualize(chunk), unit, span, i, kind))
+    if arm == "rowsplit":
+        records.extend(_row_records(arm, doc_id, doc, chunks, records))
+    return records
+
+
+def _row_records(
+    arm: str, doc_id: str, doc: DoclingDocument, chunks: list[Any], records: list[ChunkRecord]
+) -> list[ChunkRecord]:
+    texts = [r.embed_text for r in records]
+    by_table: dict[str, list[int]] = {}
+    for i, chunk in enumerate(chunks):
+        for item in chunk.meta.doc_items:
+            if item.self_ref.startswith("#/tables/"):
+                by_table.setdefault(item.self_ref, []).append(i)
+    rows: list[ChunkRecord] = []
+    for table in doc.tables:
+        chunk_idx = by_table.get(table.self_ref)
+        if not chunk_idx:
+            continue
+        for row_text, cells in table_row_texts(table):
+            target = _pick_table_chunk(chunk_idx, texts, cells)
+            headings = chunks[target].meta.headings or []
+            embed = "\n".join([*headings, row_text])
+            span = page_span_of([table]) or records[target].page_span
+            rows.append(
+                ChunkRecord(arm, doc_id, len(records) + len(rows), embed, records[target].unit_id, span, target, "row")
+            )
+    return rows
+
+
+def build_arm(arm: str, documents: dict[str, DoclingDocument], chunker: BaseChunker | None = None) -> list[ChunkRecord]:
+    """Records of every document, documents in dataset order."""
+    chunker = make_chunker(arm) if chunker is None else chunker
+    out: list[ChunkRecord] = []
+    for doc_id, doc in documents.items():
+        out.extend(chunk_document(arm, chunker, doc_id, doc))
+    return out

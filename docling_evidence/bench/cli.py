@@ -1,0 +1,158 @@
+"""``docling-evidence bench`` / ``python -m docling_evidence.bench``: run the retrieval benchmark, render its report.
+
+Exit codes: 0 done; 2 bad input (unknown arm, method, scope or dataset format, missing file, an embedder that does
+not load, an empty dataset), reported on one line with nothing written. Only typer and the standard library are
+imported here; the benchmark itself is imported when a command runs.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+app = typer.Typer(
+    name="bench",
+    help="Retrieval benchmark: EvidenceChunker against Docling's chunkers (TAT-QA, QA JSONL over DoclingDocuments).",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+def _fail(message: str) -> typer.Exit:
+    typer.echo(f"error: {message}", err=True)
+    return typer.Exit(2)
+
+
+def _split(spec: str) -> list[str]:
+    return [s.strip() for s in spec.split(",") if s.strip()]
+
+
+def _command_line() -> list[str]:
+    prog = Path(sys.argv[0]).name
+    head = ["python", "-m", "docling_evidence.bench"] if prog == "__main__.py" else [prog]
+    return [*head, *sys.argv[1:]]
+
+
+@app.command()
+def run(
+    output: Annotated[Path, typer.Option("-o", "--output", help="Folder for results.json, report.md and plots.")],
+    tatqa: Annotated[Path | None, typer.Option(help="TAT-QA JSON file (e.g. tatqa_dataset_dev.json).")] = None,
+    contexts_per_doc: Annotated[int, typer.Option(help="TAT-QA contexts grouped into one document.")] = 10,
+    limit_contexts: Annotated[int | None, typer.Option(help="Use only the first N TAT-QA contexts.")] = None,
+    qa: Annotated[Path | None, typer.Option(help="QA JSONL file (needs --docs).")] = None,
+    docs: Annotated[Path | None, typer.Option(help="Folder the QA JSONL 'doc' paths are relative to.")] = None,
+    arms: Annotated[str, typer.Option(help="Comma-separated arms, or 'all'.")] = "all",
+    retrieval: Annotated[str, typer.Option(help="Comma-separated: dense, bm25, hybrid.")] = "dense,bm25,hybrid",
+    scope: Annotated[str, typer.Option(help="Retrieval scope: doc, corpus, or both as 'doc,corpus'.")] = "doc",
+    embedder: Annotated[
+        str, typer.Option(help="'default' (bundled all-MiniLM-L6-v2), a model folder or cached name, or 'hashing'.")
+    ] = "default",
+    rounds: Annotated[int, typer.Option(help="Timing rounds (round 1 also produces the outcomes).")] = 1,
+    seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = 0,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress on stderr.")] = False,
+) -> None:
+    """Chunk, index and query a dataset with every arm; write results.json and the report into OUTPUT."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    from docling_evidence.bench.arms import parse_arms
+    from docling_evidence.bench.retrieval import METHODS, SCOPES
+
+    try:
+        arm_list = parse_arms(arms)
+    except ValueError as exc:
+        raise _fail(str(exc)) from None
+    methods = list(dict.fromkeys(_split(retrieval)))
+    bad = [m for m in methods if m not in METHODS] or ([] if methods else ["(none)"])
+    if bad:
+        raise _fail(f"unknown retrieval method {bad[0]!r}; expected some of {', '.join(METHODS)}")
+    scopes = list(dict.fromkeys(_split(scope)))
+    bad = [s for s in scopes if s not in SCOPES] or ([] if scopes else ["(none)"])
+    if bad:
+        raise _fail(f"unknown scope {bad[0]!r}; expected doc, corpus or doc,corpus")
+    if rounds < 1:
+        raise _fail(f"--rounds must be at least 1, got {rounds}")
+    if (tatqa is None) == (qa is None):
+        raise _fail("give exactly one dataset: --tatqa FILE, or --qa FILE --docs DIR")
+    if qa is not None and docs is None:
+        raise _fail("--qa needs --docs DIR (the folder its 'doc' paths are relative to)")
+    if output.exists() and not output.is_dir():
+        raise _fail(f"{output}: exists and is not a folder")
+
+    def log(msg: str) -> None:
+        if not quiet:
+            typer.echo(msg, err=True)
+
+    from docling_evidence.bench.dataset import BenchDataError
+
+    try:
+        if tatqa is not None:
+            from docling_evidence.bench.tatqa import load_tatqa
+
+            if contexts_per_doc < 1:
+                raise ValueError(f"--contexts-per-doc must be at least 1, got {contexts_per_doc}")
+            dataset = load_tatqa(tatqa, contexts_per_doc=contexts_per_doc, limit_contexts=limit_contexts)
+        else:
+            from docling_evidence.bench.qa_jsonl import load_qa_jsonl
+
+            assert qa is not None and docs is not None
+            dataset = load_qa_jsonl(qa, docs)
+        log(f"dataset {dataset.name}: {len(dataset.documents)} documents, {len(dataset.questions)} questions")
+        if not dataset.questions:
+            raise ValueError(f"dataset {dataset.name!r} is empty (no questions)")
+        from docling_evidence.bench.arms import make_chunker
+
+        for arm in arm_list:  # fail on an unavailable arm before any slow work
+            make_chunker(arm)
+        emb = None
+        if any(m != "bm25" for m in methods):
+            from docling_evidence.bench.embed import load_embedder
+
+            emb = load_embedder(None if embedder == "default" else embedder)
+            log(f"embedder {emb.name} (dim {emb.dim})")
+        from docling_evidence.bench.run import run_benchmark
+
+        results = run_benchmark(
+            dataset,
+            arms=arm_list,
+            methods=methods,
+            scopes=scopes,
+            embedder=emb,
+            rounds=rounds,
+            seed=seed,
+            command=_command_line(),
+            log=log,
+        )
+    except (BenchDataError, ValueError, NotImplementedError, OSError) as exc:
+        raise _fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from None
+
+    from docling_evidence.bench.report import write_report
+    from docling_evidence.bench.run import write_json_atomic
+
+    results_path = write_json_atomic(output / "results.json", results)
+    report_path = write_report(results, output)
+    typer.echo(f"wrote {results_path} and {report_path}")
+
+
+@app.command()
+def report(
+    results_json: Annotated[Path, typer.Argument(help="results.json written by 'bench run'.")],
+    output: Annotated[Path, typer.Option("-o", "--output", help="Folder for report.md and the plots.")],
+) -> None:
+    """Render report.md and the PNG plots from a results JSON (numbers recomputed from its per-question outcomes)."""
+    from docling_evidence.bench.report import load_results, write_report
+
+    if output.exists() and not output.is_dir():
+        raise _fail(f"{output}: exists and is not a folder")
+    try:
+        results = load_results(results_json)
+    except ValueError as exc:
+        raise _fail(str(exc)) from None
+    try:
+        path = write_report(results, output)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise _fail(f"{results_json}: malformed results ({type(exc).__name__}: {exc})") from None
+    typer.echo(f"wrote {path}")
