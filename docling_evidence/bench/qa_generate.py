@@ -230,7 +230,13 @@ def _distinctive(text: str) -> bool:
 
 
 def _usable_label(label: str) -> bool:
+    """A row label that can locate a cell and serve as a gold string: short, has a letter, distinctive."""
     return len(label) <= MAX_LABEL_CHARS and any(ch.isalpha() for ch in label) and _distinctive(label)
+
+
+def _usable_column(label: str) -> bool:
+    """A column label that can locate a cell in a question (years such as "2019" included)."""
+    return len(label) <= MAX_LABEL_CHARS and _distinctive(label)
 
 
 def _unique_row_labels(table: _Table) -> dict[int, str]:
@@ -259,7 +265,7 @@ def _cell_value_items(table: _Table, doc_id: str, rng: random.Random, per_table:
             if not value or key in seen_in_row or key == normalize_text(table.body[r][0]):
                 continue
             seen_in_row.add(key)  # a cell spanning columns is one candidate, not several
-            if not _usable_label(col) or col_counts[normalize_text(col)] != 1 or cell_counts[key] != 1:
+            if not _usable_column(col) or col_counts[normalize_text(col)] != 1 or cell_counts[key] != 1:
                 continue
             if len(value) > MAX_LABEL_CHARS or not any(ch.isalnum() for ch in value) or not _distinctive(value):
                 continue
