@@ -7,9 +7,9 @@ import os
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-from pathlib import Path  # noqa: E402
+from pathlib import Path
 
-import pytest  # noqa: E402
+import pytest
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 """``../shared`` beside the repository: real fixtures and TAT-QA. Tests that need it skip when it is absent."""

@@ -1,0 +1,94 @@
+"""Context paragraphs: layout distance, same column, headings, adjacent page, naming the table, reading order."""
+
+from __future__ import annotations
+
+from docling_core.types.doc import DocItemLabel, DoclingDocument
+from docs_builder import add_table, paged_doc, prov, table_data
+
+from docling_evidence import EvidenceChunker
+
+
+def _context_texts(doc: DoclingDocument, **kw: object) -> list[str]:
+    chunker = EvidenceChunker(**kw)
+    units = [c for c in chunker.chunk(doc) if c.meta.kind == "table" and c.meta.part == 0]
+    assert len(units) == 1
+    roles = units[0].meta.roles
+    return [it.text for it in units[0].meta.doc_items if roles[it.self_ref] == "context"]
+
+
+def _layout_doc() -> DoclingDocument:
+    doc = paged_doc(2)
+    doc.add_text(label=DocItemLabel.TEXT, text="Far away intro text.", prov=prov(1, 50, 30, 290, 55))
+    doc.add_text(label=DocItemLabel.TEXT, text="Revenue rose in 2020.", prov=prov(1, 50, 300, 290, 330))
+    add_table(
+        doc,
+        [["Year", "Revenue"]],
+        [["2019", "10"], ["2020", "12"]],
+        caption="Table 1: Revenue (in millions of USD)",
+        caption_prov=prov(1, 50, 340, 290, 355),
+        provs=[prov(1, 50, 360, 290, 460)],
+    )
+    doc.add_text(label=DocItemLabel.TEXT, text="Costs fell slightly.", prov=prov(1, 50, 470, 290, 490))
+    doc.add_text(label=DocItemLabel.TEXT, text="Right column text next to it.", prov=prov(1, 320, 380, 560, 400))
+    doc.add_heading(text="Another section", prov=prov(1, 50, 600, 290, 615))
+    doc.add_text(label=DocItemLabel.TEXT, text="After the heading.", prov=prov(1, 50, 620, 290, 640))
+    doc.add_text(label=DocItemLabel.TEXT, text="As Table 1 shows, growth held.", prov=prov(2, 50, 40, 290, 60))
+    return doc
+
+
+def test_layout_context_is_near_same_column_and_within_the_section() -> None:
+    texts = _context_texts(_layout_doc())
+    assert "Revenue rose in 2020." in texts
+    assert "Costs fell slightly." in texts
+    assert "After the heading." not in texts  # a section header lies between
+    assert "Far away intro text." not in texts  # 300 pt away from the table's top edge
+
+
+def test_paragraph_naming_the_table_on_the_next_page_is_taken_first() -> None:
+    texts = _context_texts(_layout_doc(), context_max_tokens=8)
+    assert texts == ["As Table 1 shows, growth held."]
+
+
+def test_threshold_zero_keeps_only_overlapping_or_naming_paragraphs() -> None:
+    texts = _context_texts(_layout_doc(), bbox_threshold=0.0)
+    # the other column's paragraph sits level with the table (vertical gap 0); the rest are 10+ pt away
+    assert texts == ["Right column text next to it.", "As Table 1 shows, growth held."]
+
+
+def test_same_column_is_preferred_under_a_tight_budget() -> None:
+    texts = _context_texts(_layout_doc(), context_max_tokens=8, with_caption=False)
+    assert "Right column text next to it." not in texts
+    assert len(texts) == 1
+
+
+def test_context_is_emitted_in_reading_order_around_the_table() -> None:
+    chunker = EvidenceChunker()
+    (unit,) = [c for c in chunker.chunk(_layout_doc()) if c.meta.kind == "table"]
+    text = unit.text
+    assert text.index("Revenue rose in 2020.") < text.index("| Year | Revenue |") < text.index("Costs fell slightly.")
+
+
+def test_reading_order_context_without_layout_stops_at_headings() -> None:
+    doc = DoclingDocument(name="d")
+    doc.add_heading(text="Results")
+    doc.add_text(label=DocItemLabel.TEXT, text="Paragraph before.")
+    doc.add_table(data=table_data([["A", "B"]], [["1", "2"]]))
+    doc.add_text(label=DocItemLabel.TEXT, text="Paragraph after.")
+    doc.add_heading(text="Next")
+    doc.add_text(label=DocItemLabel.TEXT, text="Other section.")
+    texts = _context_texts(doc)
+    assert texts == ["Paragraph before.", "Paragraph after."]
+
+
+def test_context_stays_in_text_chunks_unless_switched_off() -> None:
+    doc = _layout_doc()
+    on = EvidenceChunker()
+    text_on = [on.contextualize(c) for c in on.chunk(doc) if c.meta.kind == "text"]
+    assert any("Revenue rose in 2020." in t for t in text_on)
+    off = EvidenceChunker(context_in_text=False)
+    text_off = [off.contextualize(c) for c in off.chunk(doc) if c.meta.kind == "text"]
+    assert not any("Revenue rose in 2020." in t for t in text_off)
+
+
+def test_no_context_ablation() -> None:
+    assert _context_texts(_layout_doc(), with_context=False) == []

@@ -1,0 +1,101 @@
+"""Tables as header/body rows, rendered one line per row in Markdown, HTML and triplets."""
+
+from __future__ import annotations
+
+from docling_core.types.doc import DoclingDocument, TableCell, TableData
+from docs_builder import table_data
+
+from docling_evidence.serializer import EvidenceSerializerProvider, render_table
+from docling_evidence.table_format import TABLE_FORMATS, column_label
+from docling_evidence.table_rows import table_rows
+
+
+def _cell(text: str, r: int, c: int, rs: int = 1, cs: int = 1, header: bool = False) -> TableCell:
+    return TableCell(
+        text=text,
+        start_row_offset_idx=r,
+        end_row_offset_idx=r + rs,
+        start_col_offset_idx=c,
+        end_col_offset_idx=c + cs,
+        row_span=rs,
+        col_span=cs,
+        column_header=header,
+    )
+
+
+def _financial_table() -> tuple[DoclingDocument, object]:
+    """TAT-QA style: a super-header spanning the year columns above the year row."""
+    doc = DoclingDocument(name="d")
+    cells = [
+        _cell("", 0, 0, header=True),
+        _cell("Years Ended September 30,", 0, 1, cs=2, header=True),
+        _cell("", 1, 0, header=True),
+        _cell("2019", 1, 1, header=True),
+        _cell("2018", 1, 2, header=True),
+        _cell("Revenue | net", 2, 0),
+        _cell("1,234\n(restated)", 2, 1),
+        _cell("<b>99</b>", 2, 2),
+    ]
+    table = doc.add_table(data=TableData(num_rows=3, num_cols=3, table_cells=cells))
+    return doc, table
+
+
+def test_all_leading_header_rows_are_header_and_spans_repeat() -> None:
+    doc, table = _financial_table()
+    rows = table_rows(table, doc)
+    assert rows.header == (("", "Years Ended September 30,", "Years Ended September 30,"), ("", "2019", "2018"))
+    assert rows.body == (("Revenue | net", "1,234\n(restated)", "<b>99</b>"),)
+    assert rows.label_cols == 1
+    assert column_label(rows.header, 1) == "Years Ended September 30, - 2019"
+
+
+def test_markdown_escapes_pipes_and_newlines_one_line_per_row() -> None:
+    doc, table = _financial_table()
+    text = render_table(table_rows(table, doc), "markdown")
+    assert text.splitlines() == [
+        "|  | Years Ended September 30, - 2019 | Years Ended September 30, - 2018 |",
+        "|---|---|---|",
+        "| Revenue \\| net | 1,234 (restated) | <b>99</b> |",
+    ]
+
+
+def test_html_escapes_markup_inside_cells() -> None:
+    doc, table = _financial_table()
+    lines = render_table(table_rows(table, doc), "html").splitlines()
+    assert lines[0] == "<table>" and lines[-1] == "</table>"
+    assert "<td>&lt;b&gt;99&lt;/b&gt;</td>" in lines[-2]
+    assert len(lines) == 2 + 2 + 1
+
+
+def test_triplets_fold_column_labels_into_each_row() -> None:
+    doc, table = _financial_table()
+    (line,) = render_table(table_rows(table, doc), "triplets").splitlines()
+    assert line == (
+        "Revenue | net, Years Ended September 30, - 2019 = 1,234 (restated). "
+        "Revenue | net, Years Ended September 30, - 2018 = <b>99</b>"
+    )
+
+
+def test_table_without_header_cells_has_only_body_rows() -> None:
+    doc = DoclingDocument(name="d")
+    table = doc.add_table(data=table_data([], [["a", "b"], ["c", "d"]]))
+    rows = table_rows(table, doc)
+    assert rows.header == () and len(rows.body) == 2
+    for name, fmt in TABLE_FORMATS.items():
+        assert fmt.header_lines(rows.header, (0, 1)) == [], name
+
+
+def test_empty_table_has_no_rows() -> None:
+    doc = DoclingDocument(name="d")
+    table = doc.add_table(data=TableData(num_rows=0, num_cols=0, table_cells=[]))
+    rows = table_rows(table, doc)
+    assert rows.header == () and rows.body == () and rows.num_cols == 0
+
+
+def test_serializer_provider_plugs_into_docling_core() -> None:
+    doc, table = _financial_table()
+    ser = EvidenceSerializerProvider(table_format="html").get_serializer(doc)
+    text = ser.serialize(item=table).text
+    assert text.startswith("<table>") and "2019" in text
+    header, body = ser.table_serializer.get_header_and_body_lines(table_text=text)
+    assert any("<th>" in h for h in header) and all("<th>" not in b for b in body)
