@@ -40,7 +40,8 @@ def table_rows(table: TableItem, doc: DoclingDocument) -> TableRows:
     """Read a ``TableItem`` into :class:`TableRows`.
 
     The header is the leading run of rows holding at least one ``column_header`` cell (as docling-core's Markdown
-    serializer decides it); a table with no such cell has no header rows. A table whose cells cannot be laid on a grid
+    serializer decides it); a table with no such cell has no header rows, and a table made only of header rows has
+    them all as body rows. A table whose cells cannot be laid on a grid
     (no rows or columns) gives empty rows.
     """
     data = table.data
@@ -54,6 +55,8 @@ def table_rows(table: TableItem, doc: DoclingDocument) -> TableRows:
             n_header += 1
         else:
             break
+    if n_header == len(grid):
+        n_header = 0  # a table of header cells only: its rows are its content, not a header to repeat
     body_grid = grid[n_header:]
     label_cols = 0
     for col in range(data.num_cols):

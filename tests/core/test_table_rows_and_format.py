@@ -99,3 +99,10 @@ def test_serializer_provider_plugs_into_docling_core() -> None:
     assert text.startswith("<table>") and "2019" in text
     header, body = ser.table_serializer.get_header_and_body_lines(table_text=text)
     assert any("<th>" in h for h in header) and all("<th>" not in b for b in body)
+
+
+def test_header_only_table_keeps_its_rows_as_content() -> None:
+    doc = DoclingDocument(name="d")
+    table = doc.add_table(data=table_data([["Name", "Value"], ["alpha", "1"]], []))
+    rows = table_rows(table, doc)
+    assert rows.header == () and rows.body == (("Name", "Value"), ("alpha", "1"))
