@@ -1,0 +1,254 @@
+"""LangChain helpers for EvidenceChunker: flat metadata, stable ids and a max-pool retriever.
+
+``langchain_docling.DoclingLoader(file_path=..., chunker=EvidenceChunker(), export_type=ExportType.DOC_CHUNKS)``
+works unchanged: its ``page_content`` is ``chunker.contextualize(chunk)`` (the text to embed) and its metadata holds the
+whole chunk metadata under ``dl_meta``. This module adds:
+
+- :class:`EvidenceMetaExtractor` (pass as ``meta_extractor=``) and :func:`flatten_evidence_metadata`, which copy
+  ``page_span``, ``unit_id``, ``kind``, ``part``, ``parts`` (and ``caption`` when set) to the top level of the metadata,
+  where vector-store filters can reach them;
+- :func:`evidence_ids`, stable ids for ``vectorstore.add_documents(docs, ids=...)`` that let the retriever fetch the
+  missing pieces of a unit when it re-assembles one;
+- :class:`MaxPoolRetriever`, a ``BaseRetriever`` over any vector store that fetches ``fetch_k`` candidates and returns
+  ``k`` distinct units.
+
+Requires the ``langchain`` extra (``langchain-core``; ``langchain-docling`` for the loader parts).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import warnings
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from langchain_core.callbacks import CallbackManagerForRetrieverRun
+from langchain_core.documents import Document
+from langchain_core.retrievers import BaseRetriever
+from langchain_core.vectorstores import VectorStore
+from pydantic import ConfigDict, Field, PrivateAttr, model_validator
+
+from docling_evidence.integrations.maxpool import PooledUnit, max_pool, merge_piece_texts, order_pieces, validate_k
+
+FLAT_FIELDS: tuple[str, ...] = ("page_span", "unit_id", "kind", "part", "parts")
+"""Evidence fields copied from ``dl_meta`` to the top level of a Document's metadata."""
+
+OPTIONAL_FLAT_FIELDS: tuple[str, ...] = ("caption",)
+"""Copied too, but only when set (many vector stores reject ``None`` metadata values)."""
+
+SCORE_KEY = "score"
+"""Metadata key where :class:`MaxPoolRetriever` puts the unit's best score (when the vector store gives scores)."""
+
+NO_UNIT_ID_WARNING = (
+    "MaxPoolRetriever: some retrieved Documents carry no 'unit_id' (not chunked by EvidenceChunker, or metadata not "
+    "flattened); each of them is treated as a unit of its own."
+)
+
+
+def flat_evidence_fields(dl_meta: Mapping[str, Any]) -> dict[str, Any]:
+    """Return the flat evidence fields found in a chunk's exported metadata (``chunk.meta.export_json_dict()``)."""
+    flat = {key: dl_meta[key] for key in FLAT_FIELDS if key in dl_meta}
+    flat.update({key: dl_meta[key] for key in OPTIONAL_FLAT_FIELDS if dl_meta.get(key) is not None})
+    if "page_span" in flat:
+        flat["page_span"] = [int(page) for page in flat["page_span"]]
+    return flat
+
+
+def flatten_evidence_metadata(docs: Iterable[Document]) -> list[Document]:
+    """Copy the evidence fields of each Document's ``dl_meta`` to the top level of its metadata.
+
+    Returns new Documents (the input is not modified); ``dl_meta`` and any other key are kept. A Document whose
+    ``dl_meta`` has no evidence fields (another chunker) is returned with its metadata unchanged.
+
+    Raises:
+        TypeError: if an item is not a LangChain ``Document``.
+    """
+    out: list[Document] = []
+    for doc in docs:
+        if not isinstance(doc, Document):
+            raise TypeError(f"expected langchain_core Document objects, got {type(doc).__name__}")
+        dl_meta = doc.metadata.get("dl_meta")
+        flat = flat_evidence_fields(dl_meta) if isinstance(dl_meta, Mapping) else {}
+        out.append(Document(page_content=doc.page_content, metadata={**doc.metadata, **flat}, id=doc.id))
+    return out
+
+
+def _evidence_meta_extractor_class() -> type:
+    # Built on first access (module __getattr__), so the retriever needs langchain-core only, not langchain-docling.
+    from langchain_docling.loader import MetaExtractor
+
+    class EvidenceMetaExtractor(MetaExtractor):
+        """``DoclingLoader`` meta extractor: the default metadata (``source``, ``dl_meta``) plus flat evidence fields.
+
+        Usage: ``DoclingLoader(file_path=..., chunker=EvidenceChunker(), meta_extractor=EvidenceMetaExtractor())``.
+        """
+
+        def extract_chunk_meta(self, file_path: str, chunk: Any) -> dict[str, Any]:
+            """Return ``{"source", "dl_meta", "page_span", "unit_id", "kind", "part", "parts"[, "caption"]}``."""
+            meta = super().extract_chunk_meta(file_path, chunk)
+            meta.update(flat_evidence_fields(meta["dl_meta"]))
+            return meta
+
+    EvidenceMetaExtractor.__module__ = __name__
+    return EvidenceMetaExtractor
+
+
+_LAZY: dict[str, Any] = {}
+
+
+def __getattr__(name: str) -> Any:
+    """Provide ``EvidenceMetaExtractor`` lazily (it subclasses ``langchain_docling``'s ``MetaExtractor``)."""
+    if name == "EvidenceMetaExtractor":
+        if name not in _LAZY:
+            _LAZY[name] = _evidence_meta_extractor_class()
+        return _LAZY[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def piece_id(metadata: Mapping[str, Any]) -> str | None:
+    """Stable id of one piece of one unit in one source: ``"<source hash>:<unit_id>:<part>"``; None without unit_id.
+
+    Works on flattened metadata or on metadata that only has ``dl_meta``.
+    """
+    fields = _evidence(metadata)
+    unit_id = fields.get("unit_id")
+    if not unit_id:
+        return None
+    source = str(metadata.get("source", ""))
+    digest = hashlib.sha1(source.encode("utf-8")).hexdigest()[:12]
+    return f"{digest}:{unit_id}:{int(fields.get('part', 0))}"
+
+
+def evidence_ids(docs: Sequence[Document]) -> list[str]:
+    """Ids for ``vectorstore.add_documents(docs, ids=evidence_ids(docs))``.
+
+    With these ids :class:`MaxPoolRetriever` (``reassemble=True``) can fetch the pieces of a unit that were not among
+    the candidates (``vectorstore.get_by_ids``). Documents without ``unit_id`` get ``"<source hash>:#<index>"``.
+
+    Raises:
+        ValueError: if two Documents would get the same id (the same chunk loaded twice).
+    """
+    ids: list[str] = []
+    for index, doc in enumerate(docs):
+        pid = piece_id(doc.metadata)
+        if pid is None:
+            source = str(doc.metadata.get("source", ""))
+            pid = f"{hashlib.sha1(source.encode('utf-8')).hexdigest()[:12]}:#{index}"
+        ids.append(pid)
+    if len(set(ids)) != len(ids):
+        dupes = sorted({i for i in ids if ids.count(i) > 1})
+        raise ValueError(f"duplicate evidence ids (same chunk given twice?): {dupes[:3]}")
+    return ids
+
+
+def _evidence(metadata: Mapping[str, Any]) -> dict[str, Any]:
+    # Flat keys win; otherwise read them from dl_meta, so un-flattened Documents pool correctly too.
+    dl_meta = metadata.get("dl_meta")
+    fields = flat_evidence_fields(dl_meta) if isinstance(dl_meta, Mapping) else {}
+    fields.update({key: metadata[key] for key in (*FLAT_FIELDS, *OPTIONAL_FLAT_FIELDS) if key in metadata})
+    return fields
+
+
+def _unit_of(hit: tuple[Document, float | None]) -> str | None:
+    unit_id = _evidence(hit[0].metadata).get("unit_id")
+    return str(unit_id) if unit_id else None
+
+
+class MaxPoolRetriever(BaseRetriever):
+    """Retrieve ``k`` distinct evidence units from any LangChain vector store.
+
+    It fetches ``fetch_k`` candidates (with scores when the store offers ``similarity_search_with_score``), groups
+    them by ``unit_id`` keeping each unit's best-ranked piece, and returns the ``k`` best units. Ranking follows the
+    store's own order (best first), so it is correct whether the store's scores are similarities or distances; the
+    score of the best piece is put in ``metadata["score"]``.
+
+    With ``reassemble=True`` each returned Document is the whole unit: its pieces in part order, the repeated frame
+    (headings, caption, header row) kept once. Pieces that were not among the candidates are fetched with
+    ``vectorstore.get_by_ids`` when the Documents were added with :func:`evidence_ids`; ``metadata["parts_found"]``
+    lists the parts actually joined.
+
+    Documents without ``unit_id`` are each their own unit; a single warning (per retriever) says so.
+
+    Raises:
+        ValueError: if ``k <= 0`` or ``fetch_k < k``.
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    vectorstore: VectorStore
+    k: int = 4
+    fetch_k: int = 20
+    reassemble: bool = False
+    search_kwargs: dict[str, Any] = Field(default_factory=dict)
+    """Extra keyword arguments for the vector store search (for instance a metadata ``filter``)."""
+
+    _warned: bool = PrivateAttr(default=False)
+
+    @model_validator(mode="after")
+    def _check_k(self) -> MaxPoolRetriever:
+        validate_k(self.k, self.fetch_k)
+        return self
+
+    def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun) -> list[Document]:
+        hits = self._search(query)
+        units = max_pool(hits, unit_of=_unit_of, k=self.k)
+        if not self._warned and any(not unit.has_unit_id for unit in units):
+            self._warned = True
+            warnings.warn(NO_UNIT_ID_WARNING, UserWarning, stacklevel=2)
+        return [self._unit_document(unit) for unit in units]
+
+    def _search(self, query: str) -> list[tuple[Document, float | None]]:
+        try:
+            return list(self.vectorstore.similarity_search_with_score(query, k=self.fetch_k, **self.search_kwargs))
+        except NotImplementedError:
+            docs = self.vectorstore.similarity_search(query, k=self.fetch_k, **self.search_kwargs)
+            return [(doc, None) for doc in docs]
+
+    def _unit_document(self, unit: PooledUnit[tuple[Document, float | None]]) -> Document:
+        best_doc, best_score = unit.best
+        if not self.reassemble or not unit.has_unit_id:
+            return _with_score(best_doc, best_score, {})
+        pieces = self._complete_pieces([doc for doc, _ in unit.hits])
+        ordered = order_pieces(pieces, part_of=lambda doc: _evidence(doc.metadata).get("part"))
+        first = ordered[0]
+        fields = _evidence(first.metadata)
+        pages = sorted({int(p) for doc in ordered for p in _evidence(doc.metadata).get("page_span", [])})
+        extra = {
+            **fields,
+            "page_span": pages,
+            "part": 0,
+            "parts_found": [int(_evidence(doc.metadata).get("part", 0)) for doc in ordered],
+        }
+        merged = Document(
+            page_content=merge_piece_texts([doc.page_content for doc in ordered]), metadata=first.metadata
+        )
+        return _with_score(merged, best_score, extra)
+
+    def _complete_pieces(self, pieces: list[Document]) -> list[Document]:
+        fields = _evidence(pieces[0].metadata)
+        parts = int(fields.get("parts", 1))
+        have = {int(_evidence(doc.metadata).get("part", 0)) for doc in pieces}
+        missing = [part for part in range(parts) if part not in have]
+        if not missing:
+            return pieces
+        base = dict(pieces[0].metadata)
+        wanted = []
+        for part in missing:
+            meta = {**base, "unit_id": fields["unit_id"], "part": part}
+            meta.pop("dl_meta", None)
+            pid = piece_id(meta)
+            if pid is not None:
+                wanted.append(pid)
+        try:
+            found = self.vectorstore.get_by_ids(wanted)
+        except NotImplementedError:
+            return pieces
+        same_unit = [doc for doc in found if _evidence(doc.metadata).get("unit_id") == fields["unit_id"]]
+        return pieces + same_unit
+
+
+def _with_score(doc: Document, score: float | None, extra: Mapping[str, Any]) -> Document:
+    metadata = {**doc.metadata, **extra}
+    if score is not None:
+        metadata[SCORE_KEY] = float(score)
+    return Document(page_content=doc.page_content, metadata=metadata, id=doc.id)

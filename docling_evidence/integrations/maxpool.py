@@ -1,0 +1,121 @@
+"""Max-pool retrieval hits by evidence unit, framework-free.
+
+A long table is split into several pieces that share one ``unit_id``. Ranked flat, those pieces crowd the top-k with
+near-duplicates; max-pooling keeps each unit once, at the score of its best piece. The LangChain and LlamaIndex
+wrappers in this package are thin adapters over :func:`max_pool` and :func:`merge_piece_texts`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Generic, TypeVar
+
+T = TypeVar("T")
+
+
+@dataclass
+class PooledUnit(Generic[T]):
+    """One unit after pooling: its best hit, that hit's score, and every hit of the unit in input order."""
+
+    key: str
+    """The unit id, or a synthetic ``"#<index>"`` key for a hit that had none (each such hit is its own unit)."""
+    best: T
+    score: float | None
+    hits: list[T] = field(default_factory=list)
+    has_unit_id: bool = True
+
+
+def validate_k(k: int, fetch_k: int | None = None) -> None:
+    """Raise ``ValueError`` unless ``k`` is a positive int and ``fetch_k`` (when given) is an int ``>= k``."""
+    if isinstance(k, bool) or not isinstance(k, int) or k <= 0:
+        raise ValueError(f"k must be a positive integer, got {k!r}")
+    if fetch_k is not None:
+        if isinstance(fetch_k, bool) or not isinstance(fetch_k, int):
+            raise ValueError(f"fetch_k must be an integer, got {fetch_k!r}")
+        if fetch_k < k:
+            raise ValueError(
+                f"fetch_k must be >= k (fetch more candidates than you return), got fetch_k={fetch_k}, k={k}"
+            )
+
+
+def max_pool(
+    hits: Iterable[T],
+    unit_of: Callable[[T], str | None],
+    score_of: Callable[[T], float | None] | None = None,
+    k: int | None = None,
+) -> list[PooledUnit[T]]:
+    """Group hits by unit, keep each unit's best score, and order units by that score (best first).
+
+    Args:
+        hits: retrieval hits, best first when no scores are given.
+        unit_of: the hit's unit id; ``None`` or ``""`` makes the hit a unit of its own.
+        score_of: the hit's score, higher is better. ``None`` (or a hit whose score is ``None``) means the input
+            order is the ranking: the earlier hit wins.
+        k: keep at most this many units (all when ``None``).
+
+    Returns:
+        Units ordered by best score descending; ties keep the order in which the units first appeared (stable).
+        A unit's ``best`` is its highest-scoring hit (the earliest one among equals); ``hits`` keeps input order.
+    """
+    if k is not None:
+        validate_k(k)
+    units: dict[str, PooledUnit[T]] = {}
+    first_seen: dict[str, int] = {}
+    for index, hit in enumerate(hits):
+        unit_id = unit_of(hit)
+        has_id = bool(unit_id)
+        key = str(unit_id) if has_id else f"#{index}"
+        score = score_of(hit) if score_of is not None else None
+        unit = units.get(key)
+        if unit is None:
+            units[key] = PooledUnit(key=key, best=hit, score=score, hits=[hit], has_unit_id=has_id)
+            first_seen[key] = index
+            continue
+        unit.hits.append(hit)
+        if score is not None and (unit.score is None or score > unit.score):
+            unit.best, unit.score = hit, score
+    ordered = sorted(units.values(), key=lambda u: (_desc(u.score), first_seen[u.key]))
+    return ordered if k is None else ordered[:k]
+
+
+def _desc(score: float | None) -> float:
+    # Units without a score sort after scored ones; among themselves, first appearance decides (stable sort key).
+    return float("inf") if score is None else -float(score)
+
+
+def order_pieces(pieces: Sequence[T], part_of: Callable[[T], int | None]) -> list[T]:
+    """Return the pieces of one unit in part order, one per part (a duplicate part keeps its first occurrence)."""
+    seen: set[int] = set()
+    unique: list[tuple[int, int, T]] = []
+    for index, piece in enumerate(pieces):
+        part = part_of(piece)
+        part = index if part is None else int(part)
+        if part in seen:
+            continue
+        seen.add(part)
+        unique.append((part, index, piece))
+    return [piece for _, _, piece in sorted(unique, key=lambda t: (t[0], t[1]))]
+
+
+def merge_piece_texts(texts: Sequence[str]) -> str:
+    """Join the texts of a unit's pieces (already in part order) into one text.
+
+    Pieces of a split table each repeat what frames the table (headings, caption, header row). The first piece is
+    kept whole; from each later piece the leading lines that already occur in the first piece are dropped, so the
+    frame appears once and the body rows follow each other. Empty input gives ``""``.
+    """
+    if not texts:
+        return ""
+    first = texts[0]
+    frame = set(first.splitlines())
+    merged = [first]
+    for text in texts[1:]:
+        lines = text.splitlines()
+        start = 0
+        while start < len(lines) and lines[start] in frame:
+            start += 1
+        rest = "\n".join(lines[start:])
+        if rest:
+            merged.append(rest)
+    return "\n".join(merged)

@@ -1,0 +1,255 @@
+"""LangChain: DoclingLoader with EvidenceChunker, flat metadata, embedding text, and the max-pool retriever."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("langchain_core")
+
+from langchain_core.documents import Document
+from langchain_core.embeddings import Embeddings
+from langchain_core.vectorstores import InMemoryVectorStore
+
+from docling_evidence.integrations.langchain import (
+    FLAT_FIELDS,
+    MaxPoolRetriever,
+    evidence_ids,
+    flatten_evidence_metadata,
+)
+
+
+class HashEmbeddings(Embeddings):
+    """LangChain wrapper of the test hashing embedding; records every text it embeds."""
+
+    def __init__(self, embed: Callable[[str], list[float]]) -> None:
+        self.embed = embed
+        self.documents: list[str] = []
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        self.documents.extend(texts)
+        return [self.embed(t) for t in texts]
+
+    def embed_query(self, text: str) -> list[float]:
+        return self.embed(text)
+
+
+def chunk_documents(chunker: Any, dl_doc: Any, source: str = "fleet.json") -> list[Document]:
+    """What DoclingLoader yields for ``dl_doc`` (its default MetaExtractor), built without a converter."""
+    return [
+        Document(
+            page_content=chunker.contextualize(chunk),
+            metadata={"source": source, "dl_meta": chunk.meta.export_json_dict()},
+        )
+        for chunk in chunker.chunk(dl_doc)
+    ]
+
+
+def store_of(docs: Sequence[Document], embed: Callable[[str], list[float]], with_ids: bool = True) -> Any:
+    store = InMemoryVectorStore(HashEmbeddings(embed))
+    store.add_documents(list(docs), ids=evidence_ids(docs) if with_ids else None)
+    return store
+
+
+QUERY = "which vessel has a Panama flag and what tonnage"
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# The loader, end to end
+
+
+def _loader(path: Path, chunker: Any, converter: Any) -> Any:
+    pytest.importorskip("langchain_docling")
+    from langchain_docling import DoclingLoader
+    from langchain_docling.loader import ExportType
+
+    from docling_evidence.integrations.langchain import EvidenceMetaExtractor
+
+    return DoclingLoader(
+        file_path=str(path),
+        converter=converter,
+        chunker=chunker,
+        export_type=ExportType.DOC_CHUNKS,
+        meta_extractor=EvidenceMetaExtractor(),
+    )
+
+
+def _check_loaded(docs: list[Document], chunker: Any, dl_doc: Any, source: str) -> None:
+    chunks = list(chunker.chunk(dl_doc))
+    assert len(docs) == len(chunks) > 0
+    for doc, chunk in zip(docs, chunks, strict=True):
+        # The text LangChain embeds is page_content: it must be contextualize(chunk).
+        assert doc.page_content == chunker.contextualize(chunk)
+        meta = doc.metadata
+        assert meta["source"] == source
+        assert meta["dl_meta"]["unit_id"] == chunk.meta.unit_id
+        assert {key: meta[key] for key in FLAT_FIELDS} == {
+            "page_span": chunk.meta.page_span,
+            "unit_id": chunk.meta.unit_id,
+            "kind": chunk.meta.kind,
+            "part": chunk.meta.part,
+            "parts": chunk.meta.parts,
+        }
+        assert meta.get("caption") == chunk.meta.caption
+
+
+def test_loader_on_html_converted_offline(example_html: Path, converter: Any) -> None:
+    from docling_evidence import EvidenceChunker
+
+    chunker = EvidenceChunker()
+    docs = _loader(example_html, chunker, converter).load()
+    dl_doc = converter.convert(str(example_html)).document
+    _check_loaded(docs, chunker, dl_doc, str(example_html))
+    assert any(d.metadata["parts"] > 1 for d in docs), "the example's vessel register should be split"
+
+
+def test_loader_on_real_fixture_json(fixture_json: Path, converter: Any) -> None:
+    from docling_core.types.doc import DoclingDocument
+
+    from docling_evidence import EvidenceChunker
+
+    chunker = EvidenceChunker()
+    docs = _loader(fixture_json, chunker, converter).load()
+    # Docling's JSON backend must give back the same document as loading the JSON directly.
+    _check_loaded(docs, chunker, DoclingDocument.load_from_json(fixture_json), str(fixture_json))
+    tables = [d for d in docs if d.metadata["kind"] == "table"]
+    assert tables and all(d.metadata["page_span"] for d in tables), "real PDF output has pages"
+
+
+def test_vector_store_embeds_contextualized_text(fleet_doc: Any, chunker: Any, embed: Any) -> None:
+    docs = flatten_evidence_metadata(chunk_documents(chunker, fleet_doc))
+    store = store_of(docs, embed)
+    assert store.embedding.documents == [chunker.contextualize(c) for c in chunker.chunk(fleet_doc)]
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# Metadata helpers
+
+
+def test_flatten_copies_fields_and_leaves_input_alone(fleet_doc: Any, chunker: Any) -> None:
+    raw = chunk_documents(chunker, fleet_doc)
+    flat = flatten_evidence_metadata(raw)
+    assert all("unit_id" not in d.metadata for d in raw)
+    for before, after in zip(raw, flat, strict=True):
+        assert after.metadata["dl_meta"] == before.metadata["dl_meta"]
+        for key in FLAT_FIELDS:
+            assert after.metadata[key] == before.metadata["dl_meta"][key]
+    assert all(isinstance(p, int) for d in flat for p in d.metadata["page_span"])
+
+
+def test_flatten_passes_foreign_documents_and_rejects_non_documents() -> None:
+    foreign = Document(page_content="x", metadata={"source": "s", "dl_meta": {"headings": ["h"]}})
+    assert flatten_evidence_metadata([foreign])[0].metadata == foreign.metadata
+    with pytest.raises(TypeError, match="Document"):
+        flatten_evidence_metadata(["not a document"])  # type: ignore[list-item]
+
+
+def test_evidence_ids_are_stable_and_unique(fleet_doc: Any, chunker: Any) -> None:
+    docs = chunk_documents(chunker, fleet_doc)
+    ids = evidence_ids(docs)
+    assert len(set(ids)) == len(ids)
+    assert ids == evidence_ids(chunk_documents(chunker, fleet_doc))
+    assert evidence_ids(chunk_documents(chunker, fleet_doc, source="other.json")) != ids
+    with pytest.raises(ValueError, match="duplicate"):
+        evidence_ids([*docs, docs[0]])
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# MaxPoolRetriever
+
+
+def test_max_pool_returns_k_distinct_units_where_flat_ranking_repeats(fleet_doc: Any, chunker: Any, embed: Any) -> None:
+    docs = flatten_evidence_metadata(chunk_documents(chunker, fleet_doc))
+    store = store_of(docs, embed)
+    k, fetch_k = 4, 20
+    flat = store.similarity_search_with_score(QUERY, k=fetch_k)
+    flat_units = [d.metadata["unit_id"] for d, _ in flat]
+    assert len(set(flat_units[:k])) < k, "the register's pieces should crowd the flat top-k"
+
+    hits = MaxPoolRetriever(vectorstore=store, k=k, fetch_k=fetch_k).invoke(QUERY)
+    units = [d.metadata["unit_id"] for d in hits]
+    assert len(hits) == k and len(set(units)) == k
+    # The units are the first k distinct units of the flat ranking, each at its best piece's score.
+    assert units == list(dict.fromkeys(flat_units))[:k]
+    best = {}
+    for doc, score in flat:
+        best.setdefault(doc.metadata["unit_id"], (doc.page_content, score))
+    assert [(d.page_content, d.metadata["score"]) for d in hits] == [best[u] for u in units]
+
+
+def test_reassemble_returns_whole_units_using_ids(fleet_doc: Any, chunker: Any, embed: Any) -> None:
+    docs = flatten_evidence_metadata(chunk_documents(chunker, fleet_doc))
+    register = [d for d in docs if d.metadata["parts"] > 1]
+    store = store_of(docs, embed)
+    fetch_k = 3
+    candidates = store.similarity_search(QUERY, k=fetch_k)
+    n_found = sum(d.metadata["unit_id"] == register[0].metadata["unit_id"] for d in candidates)
+    assert 0 < n_found < len(register), "some pieces must be missing from the candidates (then fetched by id)"
+    hits = MaxPoolRetriever(vectorstore=store, k=1, fetch_k=fetch_k, reassemble=True).invoke(QUERY)
+    whole = hits[0]
+    assert whole.metadata["unit_id"] == register[0].metadata["unit_id"]
+    assert whole.metadata["parts_found"] == list(range(len(register)))
+    for n in range(60):
+        assert whole.page_content.count(f"| Vessel {n} |") == 1
+    assert whole.page_content.count("Table 9: Vessel register") == 1
+    assert whole.page_content.startswith(register[0].page_content)
+
+
+def test_reassemble_leaves_single_piece_units_as_they_are(fleet_doc: Any, chunker: Any, embed: Any) -> None:
+    docs = flatten_evidence_metadata(chunk_documents(chunker, fleet_doc))
+    store = store_of(docs, embed)
+    hits = MaxPoolRetriever(vectorstore=store, k=3, fetch_k=20, reassemble=True).invoke("crew captain engineer rank")
+    by_unit = {d.metadata["unit_id"]: d for d in docs}
+    singles = [hit for hit in hits if by_unit[hit.metadata["unit_id"]].metadata["parts"] == 1]
+    assert singles, "the crew table and text chunks are single-piece units"
+    for hit in singles:
+        assert hit.page_content == by_unit[hit.metadata["unit_id"]].page_content
+        assert hit.metadata["parts_found"] == [0]
+
+
+def test_reassemble_without_ids_uses_the_candidates_found(fleet_doc: Any, chunker: Any, embed: Any) -> None:
+    docs = flatten_evidence_metadata(chunk_documents(chunker, fleet_doc))
+    store = store_of(docs, embed, with_ids=False)
+    hits = MaxPoolRetriever(vectorstore=store, k=1, fetch_k=3, reassemble=True).invoke(QUERY)
+    found = hits[0].metadata["parts_found"]
+    assert found == sorted(found) and 1 <= len(found) <= 3
+
+
+def test_unflattened_documents_pool_by_dl_meta(fleet_doc: Any, chunker: Any, embed: Any) -> None:
+    store = store_of(chunk_documents(chunker, fleet_doc), embed)
+    hits = MaxPoolRetriever(vectorstore=store, k=4, fetch_k=20).invoke(QUERY)
+    units = [d.metadata["dl_meta"]["unit_id"] for d in hits]
+    assert len(set(units)) == 4
+
+
+def test_documents_without_unit_id_warn_once(embed: Any) -> None:
+    docs = [Document(page_content=f"vessel {i} Panama flag") for i in range(6)]
+    store = InMemoryVectorStore(HashEmbeddings(embed))
+    store.add_documents(docs)
+    retriever = MaxPoolRetriever(vectorstore=store, k=3, fetch_k=6)
+    with pytest.warns(UserWarning, match="unit_id") as record:
+        first = retriever.invoke("vessel Panama")
+    assert len(record) == 1
+    assert len(first) == 3 and len({d.page_content for d in first}) == 3
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert len(retriever.invoke("vessel Panama")) == 3
+
+
+def test_search_kwargs_reach_the_store(fleet_doc: Any, chunker: Any, embed: Any) -> None:
+    store = store_of(flatten_evidence_metadata(chunk_documents(chunker, fleet_doc)), embed)
+    retriever = MaxPoolRetriever(
+        vectorstore=store, k=2, fetch_k=10, search_kwargs={"filter": lambda d: d.metadata["kind"] == "text"}
+    )
+    assert {d.metadata["kind"] for d in retriever.invoke(QUERY)} == {"text"}
+
+
+@pytest.mark.parametrize(("k", "fetch_k"), [(0, 20), (-2, 20), (5, 4)])
+def test_bad_k_raises_value_error(k: int, fetch_k: int, embed: Any) -> None:
+    store = InMemoryVectorStore(HashEmbeddings(embed))
+    with pytest.raises(ValueError, match="k"):
+        MaxPoolRetriever(vectorstore=store, k=k, fetch_k=fetch_k)

@@ -1,0 +1,109 @@
+"""The framework-free max-pool helper: grouping, ordering, ties, k, and re-assembly of split units."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from docling_evidence.integrations.maxpool import max_pool, merge_piece_texts, order_pieces, validate_k
+
+Hit = tuple[str, str | None, float | None]  # (name, unit_id, score)
+
+
+def pool(hits: list[Hit], k: int | None = None, scored: bool = True) -> list:
+    return max_pool(hits, unit_of=lambda h: h[1], score_of=(lambda h: h[2]) if scored else None, k=k)
+
+
+def test_groups_by_unit_keeping_best_score_and_orders_by_it() -> None:
+    hits = [("a0", "A", 0.5), ("b0", "B", 0.9), ("a1", "A", 0.95), ("c0", "C", 0.1), ("b1", "B", 0.2)]
+    units = pool(hits)
+    assert [u.key for u in units] == ["A", "B", "C"]
+    assert [u.best[0] for u in units] == ["a1", "b0", "c0"]
+    assert [u.score for u in units] == [0.95, 0.9, 0.1]
+    assert [h[0] for h in units[0].hits] == ["a0", "a1"]  # input order kept
+
+
+def test_ties_keep_first_appearance_and_k_truncates() -> None:
+    hits = [("x", "X", 0.5), ("y", "Y", 0.5), ("z", "Z", 0.7), ("x2", "X", 0.5)]
+    assert [u.key for u in pool(hits)] == ["Z", "X", "Y"]
+    assert [u.key for u in pool(hits, k=2)] == ["Z", "X"]
+    assert pool(hits)[1].best[0] == "x"  # among equal scores the earliest hit is the best
+
+
+def test_without_scores_input_order_is_the_ranking() -> None:
+    hits = [("b0", "B", None), ("a0", "A", None), ("b1", "B", None)]
+    units = pool(hits, scored=False)
+    assert [u.key for u in units] == ["B", "A"]
+    assert units[0].best[0] == "b0"
+
+
+def test_hits_without_unit_id_are_units_of_their_own() -> None:
+    hits = [("p", None, 0.9), ("q", "", 0.8), ("r", "R", 0.7), ("s", None, 0.6)]
+    units = pool(hits)
+    assert [u.best[0] for u in units] == ["p", "q", "r", "s"]
+    assert [u.has_unit_id for u in units] == [False, False, True, False]
+
+
+@pytest.mark.parametrize(("k", "fetch_k"), [(0, 10), (-1, 10), (5, 4), (True, 10), (2.5, 10), (3, "9")])
+def test_validate_k_rejects_bad_values(k: object, fetch_k: object) -> None:
+    with pytest.raises(ValueError, match="k"):
+        validate_k(k, fetch_k)  # type: ignore[arg-type]
+
+
+def test_max_pool_rejects_non_positive_k() -> None:
+    with pytest.raises(ValueError, match="positive"):
+        pool([("a", "A", 1.0)], k=0)
+
+
+hit_lists = st.lists(
+    st.tuples(
+        st.text(min_size=1, max_size=3),
+        st.sampled_from(["A", "B", "C", "D", None]),
+        st.one_of(st.none(), st.floats(min_value=-1, max_value=1)),
+    ),
+    max_size=30,
+)
+
+
+@given(hit_lists, st.integers(min_value=1, max_value=6))
+def test_pooling_matches_a_brute_force_reference(hits: list[Hit], k: int) -> None:
+    units = pool(hits, k=k)
+    # Reference: key each hit, take the max score per key, sort (score desc, first index).
+    keyed = [(h[1] or f"#{i}", i, h[2]) for i, h in enumerate(hits)]
+    first = {}
+    best: dict[str, float | None] = {}
+    for key, i, score in keyed:
+        first.setdefault(key, i)
+        if score is not None and (best.get(key) is None or score > best[key]):  # type: ignore[operator]
+            best[key] = score
+        best.setdefault(key, None)
+    ref = sorted(first, key=lambda key: (float("inf") if best[key] is None else -best[key], first[key]))[:k]
+    assert [u.key for u in units] == ref
+    assert [u.score for u in units] == [best[key] for key in ref]
+    assert len({u.key for u in units}) == len(units)
+
+
+def test_order_pieces_sorts_by_part_and_drops_duplicate_parts() -> None:
+    pieces = [("p2", 2), ("p0", 0), ("p2bis", 2), ("p1", 1)]
+    assert [p[0] for p in order_pieces(pieces, part_of=lambda p: p[1])] == ["p0", "p1", "p2"]
+
+
+def test_merge_rebuilds_a_split_table_with_its_frame_once(fleet_doc, chunker) -> None:
+    pieces = [c for c in chunker.chunk(fleet_doc) if c.meta.kind == "table" and c.meta.parts > 1]
+    assert len(pieces) >= 3, "the register should split into several pieces"
+    texts = [chunker.contextualize(c) for c in order_pieces(pieces, part_of=lambda c: c.meta.part)]
+    merged = merge_piece_texts(texts)
+    rows = re.findall(r"\| Vessel (\d+) \|", merged)
+    assert [int(r) for r in rows] == list(range(60))  # every row once, in order
+    assert merged.count("Table 9: Vessel register with flag and tonnage") == 1
+    assert merged.count("| Vessel | Flag | Tonnage |") == 1
+    assert merged.startswith(texts[0])
+
+
+def test_merge_edge_cases() -> None:
+    assert merge_piece_texts([]) == ""
+    assert merge_piece_texts(["only"]) == "only"
+    assert merge_piece_texts(["H\nrow 1", "H\nrow 2", "H"]) == "H\nrow 1\nrow 2"
