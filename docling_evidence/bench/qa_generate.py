@@ -54,6 +54,7 @@ _TABLE_CAPTION_LINE = re.compile(r"^\s*(?:table|tab\.)\s*[\dIVX]+\b", re.IGNOREC
 _NUMBER_TOKEN = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?(?![\w]|\.\d)")
 _YEAR = re.compile(r"(?:19|20)\d\d")
 _WORD = re.compile(r"[A-Za-z][A-Za-z\-]+")
+_PUNCT_BREAK = re.compile(r"[,;:()\[\]\"!?]|\.(?!\d)")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(])")
 _GENERIC_LABELS = {
     "total",
@@ -340,16 +341,22 @@ def _numbers(text: str) -> set[str]:
 
 
 def _phrase_near(sentence: str, number: str, table_text: str) -> str:
-    """A few words right after (else before) ``number`` in ``sentence`` that the table does not contain."""
+    """Up to ``PHRASE_WORDS`` words right after (else right before) ``number`` in ``sentence``, not crossing
+    punctuation (so the phrase occurs verbatim), with at least two words and not found in the table."""
     norm = normalize_text(sentence)
     m = re.search(rf"(?<![\w.]){re.escape(number)}(?![\w]|\.\d)", norm)
     if not m:
         return ""
-    after = [w for w in norm[m.end() :].split() if w][:PHRASE_WORDS]
-    before = [w for w in norm[: m.start()].split() if w][-PHRASE_WORDS:]
+    after_segment = _PUNCT_BREAK.split(norm[m.end() :])[0].split()
+    before_segment = _PUNCT_BREAK.split(norm[: m.start()])[-1].split()
+    after = after_segment[:PHRASE_WORDS]
+    before = before_segment[-PHRASE_WORDS:]
     for words in (after, before):
-        words = [w.strip(".,;:()[]") for w in words]
-        phrase = " ".join(w for w in words if w)
+        while words and not any(ch.isalnum() for ch in words[0]):
+            words = words[1:]
+        while words and not any(ch.isalnum() for ch in words[-1]):
+            words = words[:-1]
+        phrase = " ".join(words)
         if sum(1 for w in words if _WORD.fullmatch(w)) >= 2 and not contains_answer(table_text, phrase):
             return phrase
     return ""
@@ -450,15 +457,25 @@ def _page_paragraphs(doc: DoclingDocument) -> dict[int, list[tuple[str, str, int
 
 
 def generate_qa(
-    docs: dict[str, DoclingDocument], seed: int = 0, per_table: int = 2, stats: dict[str, int] | None = None
+    docs: dict[str, DoclingDocument],
+    seed: int = 0,
+    per_table: int = 2,
+    stats: dict[str, int] | None = None,
+    page_window: int = 0,
 ) -> list[QAItem]:
     """QA items for every document table: up to ``per_table`` ``cell_value`` and ``context_dependent`` items and one
     ``table_about`` item per table, in document then table order. Same documents and seed, same items.
+
+    ``context_dependent`` paragraphs come from the table's pages (``page_window=0``, the published design) or also
+    from up to ``page_window`` pages before and after (lead-in paragraphs often sit on the previous page).
+    A question that occurs twice in one document (repeated tables) is ambiguous: all its items are dropped.
 
     ``stats``, when given, receives counts: tables seen and skipped by reason, items by type, dropped items by reason.
     """
     if per_table < 1:
         raise ValueError(f"per_table must be >= 1, got {per_table}")
+    if page_window < 0:
+        raise ValueError(f"page_window must be >= 0, got {page_window}")
     stats = {} if stats is None else stats
 
     def bump(key: str) -> None:
@@ -481,7 +498,8 @@ def generate_qa(
             about = _table_about_item(table, doc_id, rng)
             if about is not None:
                 generated.append(about)
-            near = [p for page in table.pages for p in paragraphs.get(page, [])]
+            pages = sorted({q for page in table.pages for q in range(page - page_window, page + page_window + 1)})
+            near = [p for page in pages for p in paragraphs.get(page, [])]
             generated += _context_items(table, near, doc_id, rng, per_table, stats)
             doc_items += generated
         # A question asked twice in one document (repeated tables, e.g. gazette notices) has no single answer.
@@ -527,11 +545,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-o", "--output", type=Path, required=True, help="QA JSONL file to write")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--per-table", type=int, default=2, help="cell_value and context_dependent items per table")
+    parser.add_argument("--page-window", type=int, default=0, help="context paragraphs from this many pages around")
     args = parser.parse_args(argv)
     try:
         docs = load_fixture_docs(args.fixture_dir)
         stats: dict[str, int] = {}
-        items = generate_qa(docs, seed=args.seed, per_table=args.per_table, stats=stats)
+        items = generate_qa(docs, seed=args.seed, per_table=args.per_table, stats=stats, page_window=args.page_window)
         if not items:
             raise BenchDataError("no questions could be generated", args.fixture_dir)
         write_qa_jsonl(items, args.output)

@@ -166,3 +166,16 @@ def test_real_fixtures_end_to_end(tmp_path: Path) -> None:
     assert {"cell_value", "table_about"} <= {q.qtype for q in items}
     _check_items(docs, items)
     assert len({(q.doc_id, q.question) for q in items}) == len(items)  # no ambiguous duplicates
+
+
+def test_page_window_reaches_adjacent_page() -> None:
+    docs = {"report.json": _doc()}
+    items = generate_qa(docs, page_window=1, per_table=3)
+    _check_items(docs, items)
+    labels = {item.answers[1] for item in items if item.qtype == "context_dependent"}
+    assert labels == {"Wholesale", "Retail"}
+    retail = next(i for i in items if i.qtype == "context_dependent" and i.answers[1] == "Retail")
+    assert retail.answers[0] == "1250.5" and retail.evidence_pages == (1, 2)
+    assert retail.answers[2] == "was booked by stores"
+    with pytest.raises(ValueError, match="page_window"):
+        generate_qa(docs, page_window=-1)
