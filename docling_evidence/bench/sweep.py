@@ -441,11 +441,14 @@ def run_sweep(
         raise RuntimeError(f"query embedding failed: {qlog.get('error')}")
 
     live = [a["name"] for a in arms if a["status"] == "ok"]
-    # 3. Warm-up: one request per arm and every query once, not recorded.
+    # 3. Warm-up, not recorded: one full-size request (the first arm's first batch) and one search per pass.
     for _ in range(warmup):
-        for name in live:
-            texts = [c.text for c in state[name]["chunks"][:batch_size]]
-            embed_batched(embedder, texts, batch_size, "passages", {})
+        if live:
+            first = state[live[0]]["chunks"]
+            wvecs, _ = embed_batched(embedder, [c.text for c in first[:batch_size]], batch_size, "passages", {})
+            if wvecs is not None and task.queries:
+                Retriever([c.text for c in first[:batch_size]], [c.doc_id for c in first[:batch_size]], wvecs,
+                          scope=task.scope).search("dense", task.queries[0].doc_id, "", qvecs[0])  # type: ignore[arg-type]  # fmt: skip
         say(f"{task.name}: warm-up done")
 
     # 4. Measured rounds, arm order rotated by one each round.
