@@ -1,0 +1,240 @@
+"""LlamaIndex helpers for EvidenceChunker: embed ``contextualize(chunk)`` and max-pool retrieval by evidence unit.
+
+``DoclingReader(export_type=DoclingReader.ExportType.JSON)`` + ``DoclingNodeParser(chunker=EvidenceChunker())`` works
+unchanged and already puts ``page_span``, ``unit_id``, ``kind``, ``part``, ``parts`` at the top level of each node's
+metadata. But ``DoclingNodeParser`` stores ``chunk.text`` as the node text and lets LlamaIndex prepend the non-excluded
+metadata (``headings: [...]``) when embedding, which is not ``chunker.contextualize(chunk)``.
+:class:`EvidenceNodeTransform` (or :func:`contextualize_nodes`) fixes that: the node text becomes
+``contextualize(chunk)`` and every metadata key is excluded from the embedding and LLM text, so
+``node.get_content(MetadataMode.EMBED) == chunker.contextualize(chunk)``.
+
+:class:`MaxPoolPostprocessor` groups retrieved nodes by ``unit_id`` and keeps each unit once at its best score;
+:class:`MaxPoolRetriever` wraps any retriever with it.
+
+Requires the ``llamaindex`` extra (``llama-index-core``, ``llama-index-node-parser-docling``; the reader also needs
+``llama-index-readers-docling``).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+from docling_core.transforms.chunker import BaseChunker
+from docling_core.transforms.chunker.doc_chunk import DocChunk
+from llama_index.core.bridge.pydantic import ConfigDict, Field, PrivateAttr, model_validator
+from llama_index.core.postprocessor.types import BaseNodePostprocessor
+from llama_index.core.retrievers import BaseRetriever
+from llama_index.core.schema import (
+    BaseNode,
+    MetadataMode,
+    NodeRelationship,
+    NodeWithScore,
+    QueryBundle,
+    TextNode,
+    TransformComponent,
+)
+from llama_index.core.storage.docstore.types import BaseDocumentStore
+
+from docling_evidence.integrations.maxpool import PooledUnit, max_pool, merge_piece_texts, order_pieces, validate_k
+
+CONTEXTUALIZED_KEY = "contextualized"
+"""Metadata flag set on nodes whose text is already ``contextualize(chunk)`` (makes the transform idempotent)."""
+
+NO_UNIT_ID_WARNING = (
+    "MaxPoolPostprocessor: some nodes carry no 'unit_id' metadata (not chunked by EvidenceChunker); "
+    "each of them is treated as a unit of its own."
+)
+
+
+def _default_chunker() -> BaseChunker:
+    from docling_evidence import EvidenceChunker
+
+    return EvidenceChunker()
+
+
+def _chunk_from_node(node: TextNode) -> DocChunk:
+    from docling_evidence.meta import EvidenceChunk
+
+    meta = {k: v for k, v in node.metadata.items() if k != CONTEXTUALIZED_KEY}
+    chunk_cls = EvidenceChunk if "unit_id" in meta else DocChunk
+    try:
+        return chunk_cls.model_validate({"text": node.text, "meta": meta})
+    except ValueError as exc:
+        raise ValueError(
+            f"node {node.node_id!r} does not carry Docling chunk metadata (was it made by DoclingNodeParser?): {exc}"
+        ) from exc
+
+
+def contextualize_nodes(nodes: Sequence[BaseNode], chunker: BaseChunker | None = None) -> list[BaseNode]:
+    """Make each Docling chunk node embed exactly ``chunker.contextualize(chunk)``.
+
+    For every ``TextNode`` made by ``DoclingNodeParser``: the chunk is rebuilt from the node (text + metadata), the
+    node text becomes ``chunker.contextualize(chunk)``, and all metadata keys are excluded from the embedding and the
+    LLM text (the metadata stays on the node for filtering). Nodes are modified in place and returned; nodes already
+    processed (``metadata["contextualized"]``) and non-text nodes are passed through.
+
+    Args:
+        nodes: the output of ``DoclingNodeParser``.
+        chunker: the chunker that made the nodes (``EvidenceChunker()`` when None).
+
+    Raises:
+        TypeError: if ``chunker`` is not a docling-core ``BaseChunker``.
+        ValueError: if a text node has no Docling chunk metadata.
+    """
+    chunker = _default_chunker() if chunker is None else chunker
+    if not isinstance(chunker, BaseChunker):
+        raise TypeError(f"chunker must be a docling-core BaseChunker, got {type(chunker).__name__}")
+    for node in nodes:
+        if not isinstance(node, TextNode) or node.metadata.get(CONTEXTUALIZED_KEY):
+            continue
+        node.text = chunker.contextualize(_chunk_from_node(node))
+        node.metadata[CONTEXTUALIZED_KEY] = True
+        keys = list(node.metadata)
+        node.excluded_embed_metadata_keys = keys
+        node.excluded_llm_metadata_keys = list(keys)
+    return list(nodes)
+
+
+class EvidenceNodeTransform(TransformComponent):
+    """A LlamaIndex transformation applying :func:`contextualize_nodes`; put it right after ``DoclingNodeParser``.
+
+    ``VectorStoreIndex.from_documents(docs, transformations=[DoclingNodeParser(chunker=c),
+    EvidenceNodeTransform(chunker=c)])``
+    """
+
+    chunker: Any = Field(default=None, description="The chunker given to DoclingNodeParser (None: EvidenceChunker()).")
+
+    def __call__(self, nodes: Sequence[BaseNode], **kwargs: Any) -> Sequence[BaseNode]:
+        """Contextualize the nodes (see :func:`contextualize_nodes`)."""
+        return contextualize_nodes(nodes, self.chunker)
+
+
+def _unit_of(hit: NodeWithScore) -> str | None:
+    unit_id = hit.node.metadata.get("unit_id")
+    return str(unit_id) if unit_id else None
+
+
+def _part_of(node: BaseNode) -> int | None:
+    part = node.metadata.get("part")
+    return None if part is None else int(part)
+
+
+class MaxPoolPostprocessor(BaseNodePostprocessor):
+    """Keep each evidence unit once, at its best score, and return the ``top_n`` best units.
+
+    Nodes are grouped by ``metadata["unit_id"]`` and ordered by their best score (higher is better; nodes without a
+    score keep their input order after the scored ones). With ``reassemble=True`` each returned node is the whole unit:
+    its pieces in part order with the repeated frame (headings, caption, header row) kept once; missing pieces are
+    looked up in ``docstore`` through the nodes' previous/next relationships when a docstore is given (for instance
+    ``index.docstore``). ``metadata["parts_found"]`` lists the parts joined.
+
+    Nodes without ``unit_id`` are each their own unit; a single warning (per postprocessor) says so.
+
+    Raises:
+        ValueError: if ``top_n <= 0``.
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    top_n: int = Field(default=4, description="Number of distinct units to return.")
+    reassemble: bool = Field(default=False, description="Return each unit re-assembled from its pieces.")
+    docstore: BaseDocumentStore | None = Field(default=None, description="Where to look up missing pieces.")
+
+    _warned: bool = PrivateAttr(default=False)
+
+    @model_validator(mode="after")
+    def _check_top_n(self) -> MaxPoolPostprocessor:
+        validate_k(self.top_n)
+        return self
+
+    @classmethod
+    def class_name(cls) -> str:
+        """LlamaIndex component name."""
+        return "MaxPoolPostprocessor"
+
+    def _postprocess_nodes(
+        self, nodes: list[NodeWithScore], query_bundle: QueryBundle | None = None
+    ) -> list[NodeWithScore]:
+        units = max_pool(nodes, unit_of=_unit_of, score_of=lambda hit: hit.score, k=self.top_n)
+        if not self._warned and any(not unit.has_unit_id for unit in units):
+            self._warned = True
+            warnings.warn(NO_UNIT_ID_WARNING, UserWarning, stacklevel=2)
+        return [self._unit_node(unit) for unit in units]
+
+    def _unit_node(self, unit: PooledUnit[NodeWithScore]) -> NodeWithScore:
+        if not self.reassemble or not unit.has_unit_id:
+            return unit.best
+        pieces = order_pieces(self._complete_pieces([hit.node for hit in unit.hits]), part_of=_part_of)
+        first = pieces[0]
+        pages = sorted({int(p) for node in pieces for p in node.metadata.get("page_span", [])})
+        metadata = {**first.metadata, "page_span": pages, "part": 0, "parts_found": [_part_of(n) or 0 for n in pieces]}
+        text = merge_piece_texts([node.get_content(MetadataMode.NONE) for node in pieces])
+        merged = TextNode(
+            id_=f"{unit.key}:merged",
+            text=text,
+            metadata=metadata,
+            excluded_embed_metadata_keys=list(metadata),
+            excluded_llm_metadata_keys=list(metadata),
+            relationships={k: v for k, v in first.relationships.items() if k == NodeRelationship.SOURCE},
+        )
+        return NodeWithScore(node=merged, score=unit.score)
+
+    def _complete_pieces(self, pieces: list[BaseNode]) -> list[BaseNode]:
+        parts = int(pieces[0].metadata.get("parts", 1))
+        if self.docstore is None or len({_part_of(n) for n in pieces}) >= parts:
+            return pieces
+        unit_id = pieces[0].metadata.get("unit_id")
+        found = {node.node_id: node for node in pieces}
+        # Pieces of a unit are consecutive in reading order, so walk the prev/next links while the unit_id matches.
+        for start in pieces:
+            for rel in (NodeRelationship.PREVIOUS, NodeRelationship.NEXT):
+                node = start
+                while rel in node.relationships:
+                    node_id = node.relationships[rel].node_id
+                    neighbour = found.get(node_id) or self.docstore.get_node(node_id, raise_error=False)
+                    if neighbour is None or neighbour.metadata.get("unit_id") != unit_id:
+                        break
+                    found[node_id] = neighbour
+                    node = neighbour
+        return list(found.values())
+
+
+class MaxPoolRetriever(BaseRetriever):
+    """Wrap a retriever that returns many candidates (``similarity_top_k = fetch_k``) and keep ``k`` distinct units.
+
+    Use :meth:`from_index` for a ``VectorStoreIndex``: it fetches ``fetch_k`` nodes and can re-assemble units from the
+    index's docstore.
+
+    Raises:
+        ValueError: if ``k <= 0``.
+    """
+
+    def __init__(
+        self,
+        retriever: BaseRetriever,
+        k: int = 4,
+        reassemble: bool = False,
+        docstore: BaseDocumentStore | None = None,
+        **kwargs: Any,
+    ) -> None:
+        """Wrap ``retriever``; see :class:`MaxPoolPostprocessor` for ``reassemble`` and ``docstore``."""
+        if not isinstance(retriever, BaseRetriever):
+            raise TypeError(f"retriever must be a LlamaIndex BaseRetriever, got {type(retriever).__name__}")
+        self._inner = retriever
+        self._pool = MaxPoolPostprocessor(top_n=k, reassemble=reassemble, docstore=docstore)
+        super().__init__(**kwargs)
+
+    @classmethod
+    def from_index(cls, index: Any, k: int = 4, fetch_k: int = 20, reassemble: bool = False) -> MaxPoolRetriever:
+        """Max-pool retriever over a ``VectorStoreIndex``: fetch ``fetch_k`` nodes, return ``k`` units.
+
+        Raises:
+            ValueError: if ``k <= 0`` or ``fetch_k < k``.
+        """
+        validate_k(k, fetch_k)
+        return cls(index.as_retriever(similarity_top_k=fetch_k), k=k, reassemble=reassemble, docstore=index.docstore)
+
+    def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        return self._pool.postprocess_nodes(self._inner.retrieve(query_bundle), query_bundle=query_bundle)

@@ -1,0 +1,201 @@
+"""LlamaIndex: DoclingReader + DoclingNodeParser with EvidenceChunker, embedding text, max-pool postprocessor."""
+
+from __future__ import annotations
+
+import json
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("llama_index.core")
+pytest.importorskip("llama_index.node_parser.docling")
+
+from llama_index.core import Document as LIDocument
+from llama_index.core import VectorStoreIndex
+from llama_index.core.bridge.pydantic import Field
+from llama_index.core.embeddings import BaseEmbedding
+from llama_index.core.schema import MetadataMode, NodeWithScore, TextNode
+from llama_index.node_parser.docling import DoclingNodeParser
+
+from docling_evidence.integrations.llamaindex import (
+    EvidenceNodeTransform,
+    MaxPoolPostprocessor,
+    MaxPoolRetriever,
+    contextualize_nodes,
+)
+
+FLAT = ("page_span", "unit_id", "kind", "part", "parts")
+QUERY = "which vessel has a Panama flag and what tonnage"
+
+
+class HashEmbedding(BaseEmbedding):
+    """LlamaIndex wrapper of the test hashing embedding; records every text it embeds."""
+
+    fn: Any = None
+    seen: list[str] = Field(default_factory=list)
+
+    def _get_text_embedding(self, text: str) -> list[float]:
+        self.seen.append(text)
+        return self.fn(text)
+
+    def _get_query_embedding(self, query: str) -> list[float]:
+        return self.fn(query)
+
+    async def _aget_query_embedding(self, query: str) -> list[float]:
+        return self.fn(query)
+
+
+def hash_model(embed: Callable[[str], list[float]]) -> HashEmbedding:
+    return HashEmbedding(fn=embed, seen=[], model_name="hash")
+
+
+def li_document(dl_doc: Any) -> LIDocument:
+    """What ``DoclingReader(export_type=JSON)`` makes of a converted document."""
+    return LIDocument(text=json.dumps(dl_doc.export_to_dict()))
+
+
+def parse(chunker: Any, dl_doc: Any) -> list[Any]:
+    nodes = DoclingNodeParser(chunker=chunker).get_nodes_from_documents([li_document(dl_doc)])
+    return contextualize_nodes(nodes, chunker)
+
+
+def build_index(chunker: Any, dl_doc: Any, embed: Any) -> VectorStoreIndex:
+    return VectorStoreIndex.from_documents(
+        [li_document(dl_doc)],
+        transformations=[DoclingNodeParser(chunker=chunker), EvidenceNodeTransform(chunker=chunker)],
+        embed_model=hash_model(embed),
+    )
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# Reader + node parser, end to end
+
+
+def _reader(converter: Any) -> Any:
+    pytest.importorskip("llama_index.readers.docling")
+    from llama_index.readers.docling import DoclingReader
+
+    return DoclingReader(export_type=DoclingReader.ExportType.JSON, doc_converter=converter)
+
+
+def _check_nodes(nodes: list[Any], chunker: Any, dl_doc: Any) -> None:
+    chunks = list(chunker.chunk(dl_doc))
+    assert len(nodes) == len(chunks) > 0
+    for node, chunk in zip(nodes, chunks, strict=True):
+        assert node.get_content(MetadataMode.EMBED) == chunker.contextualize(chunk)
+        assert {key: node.metadata[key] for key in FLAT} == {key: getattr(chunk.meta, key) for key in FLAT}
+
+
+def test_reader_and_parser_on_html_converted_offline(example_html: Path, converter: Any) -> None:
+    from docling_evidence import EvidenceChunker
+
+    chunker = EvidenceChunker()
+    documents = _reader(converter).load_data(str(example_html))
+    nodes = contextualize_nodes(DoclingNodeParser(chunker=chunker).get_nodes_from_documents(documents), chunker)
+    _check_nodes(nodes, chunker, converter.convert(str(example_html)).document)
+    assert any(n.metadata["parts"] > 1 for n in nodes)
+
+
+def test_reader_and_parser_on_real_fixture_json(fixture_json: Path, converter: Any) -> None:
+    from docling_core.types.doc import DoclingDocument
+
+    from docling_evidence import EvidenceChunker
+
+    chunker = EvidenceChunker()
+    documents = _reader(converter).load_data(str(fixture_json))
+    nodes = contextualize_nodes(DoclingNodeParser(chunker=chunker).get_nodes_from_documents(documents), chunker)
+    _check_nodes(nodes, chunker, DoclingDocument.load_from_json(fixture_json))
+    assert all(n.metadata["page_span"] for n in nodes if n.metadata["kind"] == "table")
+
+
+def test_raw_parser_does_not_embed_contextualize_but_the_transform_does(fleet_doc: Any, chunker: Any) -> None:
+    raw = DoclingNodeParser(chunker=chunker).get_nodes_from_documents([li_document(fleet_doc)])
+    chunks = list(chunker.chunk(fleet_doc))
+    wanted = [chunker.contextualize(c) for c in chunks]
+    # Why the transform exists: DoclingNodeParser embeds "headings: [...]" + chunk.text.
+    assert [n.get_content(MetadataMode.EMBED) for n in raw] != wanted
+    fixed = contextualize_nodes(raw, chunker)
+    assert [n.get_content(MetadataMode.EMBED) for n in fixed] == wanted
+    assert [n.get_content(MetadataMode.LLM) for n in fixed] == wanted
+    # Idempotent: a second pass changes nothing.
+    assert [n.get_content(MetadataMode.EMBED) for n in contextualize_nodes(fixed, chunker)] == wanted
+
+
+def test_index_embeds_contextualized_text(fleet_doc: Any, chunker: Any, embed: Any) -> None:
+    index = build_index(chunker, fleet_doc, embed)
+    assert sorted(index._embed_model.seen) == sorted(chunker.contextualize(c) for c in chunker.chunk(fleet_doc))
+
+
+def test_contextualize_nodes_rejects_bad_input(chunker: Any) -> None:
+    with pytest.raises(TypeError, match="BaseChunker"):
+        contextualize_nodes([], chunker="not a chunker")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="Docling chunk metadata"):
+        contextualize_nodes([TextNode(text="x", metadata={"doc_items": "nonsense"})], chunker)
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# Max-pool
+
+
+def test_max_pool_returns_k_distinct_units_where_flat_ranking_repeats(fleet_doc: Any, chunker: Any, embed: Any) -> None:
+    index = build_index(chunker, fleet_doc, embed)
+    k, fetch_k = 4, 20
+    flat = index.as_retriever(similarity_top_k=fetch_k).retrieve(QUERY)
+    flat_units = [n.node.metadata["unit_id"] for n in flat]
+    assert len(set(flat_units[:k])) < k, "the register's pieces should crowd the flat top-k"
+
+    pooled = MaxPoolPostprocessor(top_n=k).postprocess_nodes(flat, query_str=QUERY)
+    units = [n.node.metadata["unit_id"] for n in pooled]
+    assert len(units) == k and len(set(units)) == k
+    best: dict[str, float] = {}
+    for hit in flat:
+        best[hit.node.metadata["unit_id"]] = max(best.get(hit.node.metadata["unit_id"], -1.0), hit.score)
+    assert units == sorted(best, key=lambda u: -best[u])[:k]
+    assert [n.score for n in pooled] == [best[u] for u in units]
+
+    via_retriever = MaxPoolRetriever.from_index(index, k=k, fetch_k=fetch_k).retrieve(QUERY)
+    assert [n.node.metadata["unit_id"] for n in via_retriever] == units
+
+
+def test_reassemble_walks_the_docstore_for_missing_pieces(fleet_doc: Any, chunker: Any, embed: Any) -> None:
+    index = build_index(chunker, fleet_doc, embed)
+    register = [c for c in chunker.chunk(fleet_doc) if c.meta.parts > 1]
+    candidates = index.as_retriever(similarity_top_k=3).retrieve(QUERY)
+    n_found = sum(n.node.metadata["unit_id"] == register[0].meta.unit_id for n in candidates)
+    assert 0 < n_found < len(register)
+
+    whole = MaxPoolRetriever.from_index(index, k=1, fetch_k=3, reassemble=True).retrieve(QUERY)[0]
+    assert whole.node.metadata["unit_id"] == register[0].meta.unit_id
+    assert whole.node.metadata["parts_found"] == list(range(len(register)))
+    text = whole.node.get_content(MetadataMode.EMBED)
+    assert all(text.count(f"| Vessel {n} |") == 1 for n in range(60))
+    assert text.count("Table 9: Vessel register") == 1
+
+    no_store = MaxPoolPostprocessor(top_n=1, reassemble=True).postprocess_nodes(candidates)
+    assert no_store[0].node.metadata["parts_found"] == sorted(no_store[0].node.metadata["parts_found"])
+    assert len(no_store[0].node.metadata["parts_found"]) == n_found
+
+
+def test_nodes_without_unit_id_warn_once() -> None:
+    nodes = [NodeWithScore(node=TextNode(text=f"n{i}"), score=1.0 - i / 10) for i in range(5)]
+    post = MaxPoolPostprocessor(top_n=3)
+    with pytest.warns(UserWarning, match="unit_id") as record:
+        out = post.postprocess_nodes(nodes)
+    assert len(record) == 1
+    assert [n.node.text for n in out] == ["n0", "n1", "n2"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert len(post.postprocess_nodes(nodes)) == 3
+
+
+@pytest.mark.parametrize(("k", "fetch_k"), [(0, 20), (-1, 20), (5, 4)])
+def test_bad_k_raises_value_error(k: int, fetch_k: int, fleet_doc: Any, chunker: Any, embed: Any) -> None:
+    if fetch_k >= k:
+        with pytest.raises(ValueError, match="k"):
+            MaxPoolPostprocessor(top_n=k)
+    index = VectorStoreIndex([], embed_model=hash_model(embed))
+    with pytest.raises(ValueError, match="k"):
+        MaxPoolRetriever.from_index(index, k=k, fetch_k=fetch_k)
