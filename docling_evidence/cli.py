@@ -123,27 +123,44 @@ def process_file(path: str, settings: ChunkSettings) -> FileOutcome:
     return FileOutcome(path, records=records, seconds=time.perf_counter() - start)
 
 
-def _worker_init() -> None:
+def _quiet_environment() -> None:
+    """No hub calls, no tokenizer thread warnings, no transformers chatter on stderr."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 
 
 def _outcomes(files: list[Path], settings: ChunkSettings, jobs: int) -> Iterator[FileOutcome]:
-    """Process ``files`` in input order; with ``jobs > 1`` in a process pool (convert + chunk in the workers)."""
+    """Process ``files``, yielding outcomes in input order; with ``jobs > 1`` in a process pool.
+
+    The pool's workers start here, before any progress-bar thread exists: on Linux they are forked and inherit the
+    already loaded chunker (no second tokenizer load); elsewhere they are spawned.
+    """
     if jobs <= 1 or len(files) <= 1:
-        for path in files:
-            yield process_file(str(path), settings)
-        return
+        return (process_file(str(path), settings) for path in files)
     import multiprocessing
 
-    context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=min(jobs, len(files)), mp_context=context, initializer=_worker_init) as pool:
-        futures: list[Future[FileOutcome]] = [pool.submit(process_file, str(p), settings) for p in files]
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() and sys.platform == "linux" else "spawn"
+    pool = ProcessPoolExecutor(
+        max_workers=min(jobs, len(files)),
+        mp_context=multiprocessing.get_context(method),
+        initializer=_quiet_environment,
+    )
+    futures: list[Future[FileOutcome]] = [pool.submit(process_file, str(p), settings) for p in files]
+    return _collect(pool, files, futures)
+
+
+def _collect(pool: ProcessPoolExecutor, files: list[Path], futures: list[Future[FileOutcome]]) -> Iterator[FileOutcome]:
+    with pool:
         for path, future in zip(files, futures, strict=True):
             try:
                 yield future.result()
             except Exception as exc:  # a worker died (out of memory, killed): report the file, go on
                 yield FileOutcome(str(path), error=f"{path}: worker process failed: {type(exc).__name__}: {exc}")
+
+
+class _NothingToWrite(Exception):
+    """Raised inside ``atomic_output`` to discard the temp file."""
 
 
 class _Writer:
@@ -185,6 +202,13 @@ def _members_summary(record: dict[str, Any]) -> str:
     return ", ".join(f"{r} ×{counts[r]}" if counts[r] > 1 else r for r in order if r in counts)
 
 
+def _rows_text(rows: list[int] | None) -> str:
+    if not rows:
+        return ""
+    first, end = rows[0] + 1, rows[1]
+    return f" · row {first}" if end <= first else f" · rows {first}–{end}"
+
+
 def _pages(span: list[int]) -> str:
     if not span:
         return "no page info"
@@ -201,7 +225,7 @@ def markdown_listing(source: str, records: list[dict[str, Any]], max_tokens: int
         tokens = f" · {meta['num_tokens']} tokens" if meta.get("num_tokens") is not None else ""
         if meta["kind"] == "table":
             part = f" · part {meta['part'] + 1} of {meta['parts']}" if meta["parts"] > 1 else ""
-            rows = f" · rows {meta['rows'][0] + 1}–{meta['rows'][1]}" if meta.get("rows") else ""
+            rows = _rows_text(meta.get("rows"))
             title = f"## Chunk {i} · table unit `{meta['unit_id']}`{part}{rows} · {_pages(meta['page_span'])}{tokens}"
         else:
             title = f"## Chunk {i} · text · {_pages(meta['page_span'])}{tokens}"
@@ -298,9 +322,7 @@ TableFormatOpt = Annotated[
 @app.command()
 def chunk(
     inputs: InputsArg,
-    output: Annotated[
-        Path | None, typer.Option("--output", "-o", help="Output file [default: stdout].", dir_okay=False)
-    ] = None,
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Output file [default: stdout].")] = None,
     fmt: Annotated[OutputFormat, typer.Option("--format", "-f", help="Output format.")] = OutputFormat.jsonl,
     max_tokens: MaxTokensOpt = None,
     tokenizer: TokenizerOpt = None,
@@ -331,8 +353,9 @@ def chunk(
         nonlocal failed, n_ok, n_chunks, n_table
         writer = _Writer(stream, fmt, limit)
         writer.begin()
+        outcomes = _outcomes(files, settings, jobs)
         with _progress(err, len(files)) as advance:
-            for outcome in _outcomes(files, settings, jobs):
+            for outcome in outcomes:
                 if outcome.error:
                     failed += 1
                     err.print(f"[bold red]error:[/] {escape(outcome.error)}")
@@ -351,6 +374,10 @@ def chunk(
         try:
             with atomic_output(output) as stream:
                 run(stream)
+                if not n_ok:
+                    raise _NothingToWrite
+        except _NothingToWrite:
+            pass  # every file failed: leave any previous output untouched
         except OSError as exc:
             raise _usage_error(f"cannot write {output}: {exc.strerror or exc} (choose a writable location)") from None
     elapsed = time.perf_counter() - start
@@ -458,7 +485,7 @@ def example(
 
 def main() -> None:
     """Entry point of the ``docling-evidence`` console script."""
-    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    _quiet_environment()
     app()
 
 

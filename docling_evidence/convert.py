@@ -236,6 +236,15 @@ def _conversion_failure(path: Path, exc: BaseException) -> InputError:
     )
 
 
+_OLE_MAGIC = bytes.fromhex("d0cf11e0a1b11ae1")
+_OOXML_SUFFIXES = frozenset({".docx", ".xlsx", ".pptx"})
+
+
+def _starts_with(path: Path, magic: bytes) -> bool:
+    with path.open("rb") as stream:
+        return stream.read(len(magic)) == magic
+
+
 def convert_path(path: str | Path) -> DoclingDocument:
     """Return the ``DoclingDocument`` for ``path``: loaded when it is DoclingDocument JSON, converted otherwise.
 
@@ -257,6 +266,11 @@ def convert_path(path: str | Path) -> DoclingDocument:
         )
     if path.stat().st_size == 0:
         raise InputError(path, "file is empty", "re-export or re-download the file")
+    if suffix in _OOXML_SUFFIXES and _starts_with(path, _OLE_MAGIC):
+        # An encrypted .docx/.xlsx/.pptx is an OLE compound file holding the encrypted package, not a zip.
+        raise InputError(
+            path, "file is password-protected (encrypted Office file)", "save an unprotected copy and retry"
+        )
     try:
         converter = _document_converter()
     except ImportError:
@@ -300,10 +314,8 @@ def make_chunker(
 
 
 def _evidence_chunker_class() -> type:
-    try:
-        from docling_evidence.chunker import EvidenceChunker
-    except ImportError:
-        return _standin_class()
+    from docling_evidence.chunker import EvidenceChunker
+
     return EvidenceChunker
 
 
@@ -370,32 +382,3 @@ def chunk_record(chunk: EvidenceChunk, chunker: BaseChunker, source: str | Path)
         },
         "chunk": chunk.model_dump(mode="json", by_alias=True),
     }
-
-
-def _standin_class() -> type:  # TEMPORARY until docling_evidence.chunker lands; removed then.
-    from docling_core.transforms.chunker.hybrid_chunker import HybridChunker
-    from docling_core.types.doc import TableItem
-
-    from docling_evidence.meta import EvidenceChunk, EvidenceMeta
-    from docling_evidence.tokenizer import bundled_tokenizer
-
-    class StandIn(HybridChunker):
-        def __init__(self, tokenizer: Any = None, **_: Any) -> None:
-            super().__init__(tokenizer=tokenizer or bundled_tokenizer())
-
-        def chunk(self, dl_doc: Any, **kwargs: Any) -> Iterator[Any]:
-            for i, c in enumerate(super().chunk(dl_doc, **kwargs)):
-                items = c.meta.doc_items
-                table = any(isinstance(it, TableItem) for it in items)
-                pages = sorted({p.page_no for it in items for p in it.prov})
-                roles = {it.self_ref: ("table" if isinstance(it, TableItem) else "text") for it in items}
-                meta = EvidenceMeta(
-                    **c.meta.model_dump(),
-                    page_span=pages,
-                    unit_id=f"u{i}",
-                    kind="table" if table else "text",
-                    roles=roles,
-                )
-                yield EvidenceChunk(text=c.text, meta=meta)
-
-    return StandIn

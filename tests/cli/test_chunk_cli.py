@@ -1,0 +1,132 @@
+"""``docling-evidence chunk``: every option, output formats, re-validation into EvidenceChunk, parallel jobs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from docling_evidence.cli import app
+from docling_evidence.meta import EvidenceChunk
+from docling_evidence.tokenizer import BUNDLED_TOKENIZER_DIR, bundled_tokenizer
+
+
+def _records(stdout: str) -> list[dict]:
+    return [json.loads(line) for line in stdout.splitlines() if line.strip()]
+
+
+def test_jsonl_to_stdout_revalidates_into_evidence_chunks(runner: CliRunner, example_json: Path) -> None:
+    result = runner.invoke(app, ["chunk", str(example_json)])
+    assert result.exit_code == 0, result.stderr
+    records = _records(result.stdout)
+    assert records, "no chunk written"
+    tables = [r for r in records if r["meta"]["kind"] == "table"]
+    assert {r["meta"]["caption"].split(":")[0] for r in tables if r["meta"]["caption"]} >= {"Table 1", "Table 2"}
+    for record in records:
+        chunk = EvidenceChunk.model_validate(record["chunk"])
+        assert chunk.meta.unit_id == record["meta"]["unit_id"]
+        assert chunk.meta.page_span == record["meta"]["page_span"]
+        assert [it.self_ref for it in chunk.meta.doc_items] == record["meta"]["doc_items"]
+        assert record["meta"]["source"] == str(example_json)
+        assert record["meta"]["num_tokens"] == bundled_tokenizer().count_tokens(record["text"])
+        assert set(record["meta"]["roles"].values()) <= {"caption", "context", "table", "footnote", "text"}
+    # The 64-row vessel register cannot fit in 256 tokens: its pieces share one unit id and count parts.
+    register = [r for r in tables if (r["meta"]["caption"] or "").startswith("Table 3")]
+    assert len(register) > 1
+    assert {r["meta"]["unit_id"] for r in register} == {register[0]["meta"]["unit_id"]}
+    assert [r["meta"]["part"] for r in register] == list(range(len(register)))
+    assert all(r["meta"]["parts"] == len(register) for r in register)
+    assert "chunked into" in result.stderr  # the summary goes to stderr, never into the JSONL
+
+
+def test_json_and_md_formats_and_output_file(runner: CliRunner, example_json: Path, tmp_path: Path) -> None:
+    jsonl = runner.invoke(app, ["chunk", str(example_json)])
+    as_json = runner.invoke(app, ["chunk", str(example_json), "--format", "json"])
+    assert as_json.exit_code == 0, as_json.stderr
+    assert json.loads(as_json.stdout) == _records(jsonl.stdout)
+
+    out = tmp_path / "chunks.md"
+    md = runner.invoke(app, ["chunk", str(example_json), "-f", "md", "-o", str(out)])
+    assert md.exit_code == 0, md.stderr
+    assert md.stdout == ""
+    text = out.read_text(encoding="utf-8")
+    assert text.startswith("# annual_report.json")
+    assert text.count("## Chunk ") == len(_records(jsonl.stdout))
+    assert "**Caption:** Table 1: Financial highlights" in text
+    assert [p.name for p in tmp_path.iterdir()] == ["chunks.md"]  # no temp file left behind
+
+
+def test_max_tokens_and_tokenizer_path(runner: CliRunner, example_json: Path) -> None:
+    default = _records(runner.invoke(app, ["chunk", str(example_json)]).stdout)
+    result = runner.invoke(
+        app, ["chunk", str(example_json), "--max-tokens", "128", "--tokenizer", str(BUNDLED_TOKENIZER_DIR)]
+    )
+    assert result.exit_code == 0, result.stderr
+    small = _records(result.stdout)
+    assert len(small) > len(default)
+    counter = bundled_tokenizer(128)
+    assert max(counter.count_tokens(r["text"]) for r in small) <= 128
+
+
+def test_table_formats(runner: CliRunner, one_page_fixture: Path) -> None:
+    texts = {}
+    for fmt in ("markdown", "html", "triplets"):
+        result = runner.invoke(app, ["chunk", str(one_page_fixture), "--table-format", fmt])
+        assert result.exit_code == 0, result.stderr
+        texts[fmt] = "\n".join(r["text"] for r in _records(result.stdout) if r["meta"]["kind"] == "table")
+    assert "|---" in texts["markdown"] and "<table" not in texts["markdown"]
+    assert "<table" in texts["html"] and "<td" in texts["html"]
+    assert " = " in texts["triplets"] and "|---" not in texts["triplets"]
+
+
+def test_bbox_threshold_changes_context_on_layout_document(runner: CliRunner, layout_fixture: Path) -> None:
+    def context_members(threshold: str) -> int:
+        result = runner.invoke(app, ["chunk", str(layout_fixture), "--bbox-threshold", threshold])
+        assert result.exit_code == 0, result.stderr
+        return sum(
+            list(r["meta"]["roles"].values()).count("context")
+            for r in _records(result.stdout)
+            if r["meta"]["kind"] == "table"
+        )
+
+    assert context_members("0") < context_members("1000")
+
+
+def test_jobs_2_gives_the_same_output_as_jobs_1(runner: CliRunner, example_json: Path, one_page_fixture: Path) -> None:
+    args = ["chunk", str(example_json), str(one_page_fixture)]
+    serial = runner.invoke(app, [*args, "--jobs", "1"])
+    parallel = runner.invoke(app, [*args, "--jobs", "2"])
+    assert serial.exit_code == parallel.exit_code == 0, parallel.stderr
+    assert parallel.stdout == serial.stdout
+    sources = [r["meta"]["source"] for r in _records(parallel.stdout)]
+    assert sources[0] == str(example_json) and sources[-1] == str(one_page_fixture)  # input order kept
+
+
+def test_folder_input_is_recursive(runner: CliRunner, example_json: Path, tmp_path: Path) -> None:
+    nested = tmp_path / "a" / "b"
+    nested.mkdir(parents=True)
+    (nested / "report.json").write_bytes(example_json.read_bytes())
+    (tmp_path / "a" / "notes.bin").write_bytes(b"\x00\x01")  # unsupported files inside folders are skipped
+    result = runner.invoke(app, ["chunk", str(tmp_path)])
+    assert result.exit_code == 0, result.stderr
+    assert {r["meta"]["source"] for r in _records(result.stdout)} == {str(nested / "report.json")}
+
+
+def test_example_command_prints_the_bundled_report(runner: CliRunner) -> None:
+    result = runner.invoke(app, ["example"])
+    assert result.exit_code == 0
+    path = Path(result.stdout.strip())
+    assert path.name == "annual_report.html" and "<caption>Table 1:" in path.read_text(encoding="utf-8")
+    docx = runner.invoke(app, ["example", "--format", "docx"])
+    assert Path(docx.stdout.strip()).is_file()
+    assert runner.invoke(app, ["example", "--format", "pdf"]).exit_code == 2
+
+
+def test_bench_group_is_mounted_when_available(runner: CliRunner) -> None:
+    import importlib.util
+
+    result = runner.invoke(app, ["--help"])
+    assert result.exit_code == 0
+    has_bench = importlib.util.find_spec("docling_evidence.bench.cli") is not None
+    assert ("bench" in result.stdout) == has_bench
