@@ -1,0 +1,113 @@
+"""Arms: records carry the contextualized text, unit ids, page spans; rowsplit rows point to their table chunk."""
+
+from __future__ import annotations
+
+import pytest
+from docling_core.types.doc import DocItemLabel, DoclingDocument
+from docs_builder import add_table, paged_doc, prov
+
+from docling_evidence.bench.arms import (
+    ARMS,
+    build_arm,
+    chunk_document,
+    make_chunker,
+    page_span_of,
+    parse_arms,
+    table_row_texts,
+)
+
+
+def _doc() -> DoclingDocument:
+    doc = paged_doc(pages=2)
+    doc.add_heading("Results of operations", prov=prov(1, 50, 40, 500, 60))
+    doc.add_text(DocItemLabel.TEXT, "Revenue grew because of new contracts.", prov=prov(1, 50, 80, 500, 120))
+    doc.add_text(DocItemLabel.TEXT, "The following table shows revenue by year:", prov=prov(1, 50, 130, 500, 150))
+    add_table(
+        doc,
+        [["", "2019", "2018"]],
+        [["Revenue", "1,496.5", "1,202.9"], ["Costs", "44.1", "56.7"]],
+        provs=[prov(2, 50, 60, 500, 200)],
+    )
+    doc.add_text(DocItemLabel.TEXT, "Costs fell slightly.", prov=prov(2, 50, 220, 500, 240))
+    return doc
+
+
+def test_parse_arms() -> None:
+    assert parse_arms("all") == list(ARMS)
+    assert parse_arms("evidence, hybrid,evidence") == ["evidence", "hybrid"]
+    with pytest.raises(ValueError, match="'semantic'"):
+        parse_arms("hybrid,semantic")
+    with pytest.raises(ValueError, match="no arm"):
+        parse_arms(" , ")
+
+
+def test_make_chunker_unknown_arm() -> None:
+    with pytest.raises(ValueError, match="unknown arm"):
+        make_chunker("nope")
+
+
+def test_page_span_from_provenance() -> None:
+    doc = _doc()
+    assert page_span_of([doc.texts[1], doc.tables[0]]) == (1, 2)
+    assert page_span_of([]) == ()
+
+
+def test_hybrid_records_are_contextualized_chunks() -> None:
+    doc = _doc()
+    chunker = make_chunker("hybrid")
+    records = chunk_document("hybrid", chunker, "d", doc)
+    chunks = list(chunker.chunk(doc))
+    assert [r.embed_text for r in records] == [chunker.contextualize(c) for c in chunks]
+    assert [r.index for r in records] == list(range(len(records)))
+    assert all(r.target == r.index and r.kind == "chunk" for r in records)
+    assert len({r.unit_id for r in records}) == len(records)  # every chunk its own unit
+    table_rec = next(r for r in records if "1,496.5" in r.embed_text)
+    assert 2 in table_rec.page_span
+
+
+def test_table_row_texts_label_values_with_column_headers() -> None:
+    rows = table_row_texts(_doc().tables[0])
+    assert [t for t, _ in rows] == ["Revenue: 2019 = 1,496.5; 2018 = 1,202.9", "Costs: 2019 = 44.1; 2018 = 56.7"]
+    assert rows[1][1] == ["Costs", "44.1", "56.7"]
+
+
+def test_rowsplit_adds_one_vector_per_body_row_pooling_into_its_table_chunk() -> None:
+    doc = _doc()
+    hybrid = build_arm("hybrid", {"d": doc})
+    rows_arm = build_arm("rowsplit", {"d": doc})
+    chunks, rows = rows_arm[: len(hybrid)], rows_arm[len(hybrid) :]
+    assert [r.embed_text for r in chunks] == [r.embed_text for r in hybrid]
+    assert len(rows) == 2 and all(r.kind == "row" for r in rows)
+    for row in rows:
+        table_chunk = chunks[row.target]
+        assert row.unit_id == table_chunk.unit_id
+        assert row.index == rows_arm.index(row)
+        assert "44.1" in table_chunk.embed_text or "1,496.5" in table_chunk.embed_text
+    assert "Costs: 2019 = 44.1" in rows[1].embed_text
+
+
+def test_page_arm_one_record_per_page() -> None:
+    records = build_arm("page", {"d": _doc()})
+    assert [r.page_span for r in records] == [(1,), (2,)]
+
+
+@pytest.mark.parametrize("arm", ["evidence", "evidence-no-context", "evidence-no-caption"])
+def test_evidence_arms_use_unit_ids_and_page_spans(arm: str) -> None:
+    records = build_arm(arm, {"d": _doc()})
+    kinds = {r.kind for r in records}
+    assert "table" in kinds
+    table = next(r for r in records if r.kind == "table")
+    assert table.unit_id.startswith("d:")
+    assert 2 in table.page_span
+    if arm == "evidence":  # the lead-in paragraph travels with the table
+        assert "The following table shows revenue by year:" in table.embed_text
+    if arm == "evidence-no-context":
+        assert "The following table shows revenue by year:" not in table.embed_text
+
+
+def test_build_arm_keeps_document_order_and_prefixes_units() -> None:
+    docs = {"b": _doc(), "a": _doc()}
+    records = build_arm("hybrid", docs)
+    assert records[0].doc_id == "b"
+    assert {r.unit_id.split(":")[0] for r in records} == {"a", "b"}
+    assert len({r.unit_id for r in records}) == len(records)
