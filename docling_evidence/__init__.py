@@ -8,12 +8,31 @@
     for chunk in chunker.chunk(dl_doc):
         text = chunker.contextualize(chunk)   # the text to embed
         chunk.meta.unit_id, chunk.meta.page_span, chunk.meta.kind
+
+The public names are imported on first use: docling-core's chunker package imports transformers, so importing a
+light submodule (``docling_evidence.bench.normalize``, the CLI's help) does not pay for it.
 """
 
-from docling_evidence.chunker import EvidenceChunker
-from docling_evidence.meta import EvidenceChunk, EvidenceMeta
-from docling_evidence.serializer import EvidenceSerializerProvider, EvidenceTableSerializer
-from docling_evidence.tokenizer import bundled_tokenizer, load_tokenizer
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from docling_evidence.chunker import EvidenceChunker
+    from docling_evidence.meta import EvidenceChunk, EvidenceMeta
+    from docling_evidence.serializer import EvidenceSerializerProvider, EvidenceTableSerializer
+    from docling_evidence.tokenizer import bundled_tokenizer, load_tokenizer
+
+_EXPORTS = {
+    "EvidenceChunk": "docling_evidence.meta",
+    "EvidenceChunker": "docling_evidence.chunker",
+    "EvidenceMeta": "docling_evidence.meta",
+    "EvidenceSerializerProvider": "docling_evidence.serializer",
+    "EvidenceTableSerializer": "docling_evidence.serializer",
+    "bundled_tokenizer": "docling_evidence.tokenizer",
+    "load_tokenizer": "docling_evidence.tokenizer",
+}
 
 __all__ = [
     "EvidenceChunk",
@@ -25,3 +44,12 @@ __all__ = [
     "load_tokenizer",
 ]
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'docling_evidence' has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value

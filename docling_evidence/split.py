@@ -1,10 +1,12 @@
 """Split an evidence unit into pieces that each fit the tokenizer's limit, by rows, then columns, then inside a cell.
 
 Every piece is ``caption + context before + [table: header rows + a run of whole body rows] + footnotes + context
-after``. The parts repeated in every piece (the *overhead*: caption, context, header, footnotes) may use at most half
-of the budget; when they need more, they are reduced in this order:
+after``. The parts repeated in every piece (the *overhead*: caption, context, header, footnotes) leave room for rows:
+a quarter of the budget, or the widest row up to half of it (``Splitter.overhead_limit``). When they need more, they
+are reduced in this order:
 
-1. context paragraphs are dropped, the one farthest from the table first;
+1. context paragraphs are dropped, the one farthest from the table first, and the nearest dropped one comes back
+   as an excerpt (its first tokens) when at least ``MIN_EXCERPT_TOKENS`` of it fit;
 2. footnotes stop being repeated and are emitted once, after the last row;
 3. the repeated caption is shortened to its first tokens (the first piece still starts with the full caption,
    or, when even that does not fit, the full caption gets pieces of its own before the rows);
@@ -41,7 +43,13 @@ LINE_DELIM = "\n"
 """Between the lines of the table block."""
 
 ELLIPSIS = " …"
-"""Marks a shortened repeated caption."""
+"""Marks a shortened repeated caption or a context excerpt."""
+
+SEMCHUNK_MIN_SIZE = 8
+"""Below this many tokens a text is cut by characters instead of by semchunk (which can recurse without end there)."""
+
+MIN_EXCERPT_TOKENS = 16
+"""A dropped context paragraph comes back as an excerpt only if at least this many of its tokens fit."""
 
 
 @dataclass(frozen=True)
@@ -195,7 +203,7 @@ class Splitter:
             footnotes=list(parts.footnotes),
             header=header,
         )
-        half = self.budget // 2
+        limit = self.overhead_limit(parts)
 
         def cost() -> int:
             return (
@@ -204,28 +212,55 @@ class Splitter:
                 else self._estimate(oh, [])
             )
 
-        # 1. context, farthest first (alternating sides, the longer side first)
-        while cost() > half and (oh.before or oh.after):
+        # 1. context, farthest first (alternating sides, the longer side first) ...
+        dropped: list[tuple[str, str]] = []
+        while cost() > limit and (oh.before or oh.after):
             if len(oh.before) >= len(oh.after) and oh.before:
-                oh.before.pop(0)
+                dropped.append(("before", oh.before.pop(0)))
             else:
-                oh.after.pop()
+                dropped.append(("after", oh.after.pop()))
+        # ... then the nearest dropped paragraph comes back as an excerpt if there is room for one
+        if dropped:
+            side, text = dropped[-1]
+            room = limit - cost() - self.join - self.tokens(ELLIPSIS)
+            excerpt = self._prefix(text, room) if room >= MIN_EXCERPT_TOKENS else ""
+            if excerpt:
+                if side == "before":
+                    oh.before.append(excerpt + ELLIPSIS)
+                else:
+                    oh.after.insert(0, excerpt + ELLIPSIS)
+                if cost() > limit:  # a join cost more than estimated
+                    oh.before.pop() if side == "before" else oh.after.pop(0)
         # 2. footnotes emitted once after the rows
-        if cost() > half and oh.footnotes:
+        if cost() > limit and oh.footnotes:
             oh.tail = oh.footnotes
             oh.footnotes = []
         # 3. shortened repeated caption
-        if cost() > half and oh.caption:
+        if cost() > limit and oh.caption:
             full = oh.caption
-            room = half - (cost() - self.tokens(full))
+            room = limit - (cost() - self.tokens(full))
             short = self._prefix(full, room - self.tokens(ELLIPSIS)) if room > self.tokens(ELLIPSIS) + 1 else ""
             oh.caption = (short + ELLIPSIS) if short else ""
             oh.lead = [full]
         # 4. header emitted once before the rows
-        if cost() > half and oh.header:
+        if cost() > limit and oh.header:
             oh.lead = [*oh.lead, LINE_DELIM.join(oh.header)]
             oh.header = []
         return oh
+
+    def overhead_limit(self, parts: UnitParts) -> int:
+        """Tokens the repeated overhead may use: what is left after room for rows.
+
+        Rows get at least a quarter of the budget, and at least the widest row up to half the budget; so the
+        overhead may use between half and three quarters of the budget, and header rows that fit in half the budget
+        are always repeated.
+        """
+        rows = parts.rows
+        cols = tuple(range(rows.num_cols))
+        widest = max(
+            (self.tokens(parts.fmt.row_line(r, cols, rows.header, rows.label_cols)) for r in rows.body), default=0
+        )
+        return self.budget - max(min(widest, self.budget // 2), self.budget // 4)
 
     def _prefix(self, text: str, max_tokens: int) -> str:
         if max_tokens <= 0:
@@ -235,20 +270,41 @@ class Splitter:
 
     # -- fragments --------------------------------------------------------------------------------------------------
     def fragments(self, text: str, size: int) -> list[str]:
-        """Cut ``text`` into consecutive fragments of at most ``size`` tokens that concatenate back to ``text``."""
+        """Cut ``text`` into consecutive fragments of at most ``size`` tokens that concatenate back to ``text``.
+
+        semchunk cuts at the most meaningful boundary (paragraph, sentence, word); where it cannot (tiny sizes,
+        characters worth several tokens), fragments are cut by characters, as long as each still fits.
+        """
         if not text:
             return [text]
         size = max(1, size)
-        while True:
-            _chunks, offsets = semchunk.chunk(text, chunk_size=size, token_counter=self.tokens, offsets=True)
-            if not offsets:
-                return [text]
-            starts = [0, *(start for start, _ in offsets[1:])]
-            ends = [*starts[1:], len(text)]
-            pieces = [text[s:e] for s, e in zip(starts, ends, strict=True)]
-            if all(self.tokens(p) <= size for p in pieces) or size == 1:
-                return pieces
-            size -= 1
+        if size >= SEMCHUNK_MIN_SIZE:
+            try:
+                _chunks, offsets = semchunk.chunk(text, chunk_size=size, token_counter=self.tokens, offsets=True)
+            except RecursionError:
+                offsets = []
+            if offsets:
+                starts = [0, *(start for start, _ in offsets[1:])]
+                ends = [*starts[1:], len(text)]
+                pieces = [text[s:e] for s, e in zip(starts, ends, strict=True)]
+                if all(self.tokens(p) <= size for p in pieces):
+                    return pieces
+        return self._char_fragments(text, size)
+
+    def _char_fragments(self, text: str, size: int) -> list[str]:
+        pieces: list[str] = []
+        start = 0
+        while start < len(text):
+            lo, hi = start + 1, len(text)  # the longest prefix from ``start`` that fits (at least one character)
+            while lo < hi:
+                mid = (lo + hi + 1) // 2
+                if self.count(text[start:mid]) <= size:
+                    lo = mid
+                else:
+                    hi = mid - 1
+            pieces.append(text[start:lo])
+            start = lo
+        return pieces
 
     # -- payload ----------------------------------------------------------------------------------------------------
     def _room(self, oh: _Overhead, header: Sequence[str] | None = None) -> int:
