@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
 import sys
 import tempfile
@@ -128,6 +129,9 @@ def _quiet_environment() -> None:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+    # Docling logs each failure itself ("Input document x.docx is not valid."); ours is the one line per file.
+    for name in ("docling", "docling_core"):
+        logging.getLogger(name).setLevel(logging.ERROR)
 
 
 def _outcomes(files: list[Path], settings: ChunkSettings, jobs: int) -> Iterator[FileOutcome]:
@@ -393,7 +397,7 @@ def chunk(
 @contextlib.contextmanager
 def _progress(console: Console, total: int) -> Iterator[Callable[[str], None]]:
     """A progress bar on stderr for multi-file runs; yields ``advance(name)``."""
-    if total <= 1:
+    if total <= 1 or not console.is_terminal:
         yield lambda _name: None
         return
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn

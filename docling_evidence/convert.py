@@ -17,6 +17,7 @@ the fix. Docling is imported only when a non-JSON file is converted.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -145,7 +146,7 @@ def load_docling_json(path: str | Path) -> DoclingDocument:
     from pydantic import ValidationError
 
     path = Path(path)
-    fix = "give a file written by DoclingDocument.save_as_json() (or `docling --to json`)"
+    fix = "give a file written by DoclingDocument.save_as_json() or `docling --to json`"
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except UnicodeDecodeError:
@@ -203,7 +204,7 @@ def is_missing_models_error(exc: BaseException) -> bool:
         text = str(err).lower()
         if any(n in name for n in _HUB_ERROR_NAMES):
             return True
-        if isinstance(err, ImportError) and ("docling-parse" in text or "docling_parse" in text or "pdf" in text):
+        if isinstance(err, ImportError):  # docling-parse, torch, the layout model packages...
             return True
         if isinstance(err, (OSError, FileNotFoundError)) and any(
             w in text for w in ("model", "artifact", "huggingface", "hf_hub", "snapshot")
@@ -222,9 +223,8 @@ def _conversion_failure(path: Path, exc: BaseException) -> InputError:
         )
     if any(w in lowered for w in ("password", "encrypt")):
         return InputError(path, "file is password-protected or encrypted", "save an unprotected copy and retry")
-    if any(w in lowered for w in ("zip", "truncat", "corrupt", "eof", "not a valid", "bad magic")) or isinstance(
-        exc, EOFError
-    ):
+    corrupt_words = ("zip", "truncat", "corrupt", "eof", "not a valid", "is not valid", "bad magic", "could not load")
+    if any(w in lowered for w in corrupt_words) or isinstance(exc, EOFError):
         return InputError(
             path, f"file is truncated or corrupt ({type(exc).__name__})", "re-export or re-download the file"
         )
@@ -234,6 +234,41 @@ def _conversion_failure(path: Path, exc: BaseException) -> InputError:
         f"Docling could not convert it: {type(exc).__name__}: {short}",
         "check that the file opens in its usual application",
     )
+
+
+_BACKENDS: dict[str, tuple[str, str]] = {
+    "html": ("docling.backend.html_backend", "HTMLDocumentBackend"),
+    "docx": ("docling.backend.msword_backend", "MsWordDocumentBackend"),
+    "md": ("docling.backend.md_backend", "MarkdownDocumentBackend"),
+    "xlsx": ("docling.backend.msexcel_backend", "MsExcelDocumentBackend"),
+    "pptx": ("docling.backend.mspowerpoint_backend", "MsPowerpointDocumentBackend"),
+}
+"""Docling's declarative backend of each non-PDF format (what ``DocumentConverter``'s SimplePipeline runs)."""
+
+
+def _convert_with_backend(path: Path, fmt: str) -> DoclingDocument:
+    """Convert a non-PDF file with its Docling backend directly, as ``DocumentConverter`` would, without torch.
+
+    Raises:
+        InputError: when the backend rejects the file or fails on it.
+    """
+    import importlib
+
+    from docling.datamodel.base_models import InputFormat
+    from docling.datamodel.document import InputDocument
+
+    module_name, class_name = _BACKENDS[fmt]
+    try:
+        backend = getattr(importlib.import_module(module_name), class_name)
+    except ImportError:
+        raise InputError(path, f"Docling's {fmt.upper()} converter is not installed", CONVERT_INSTALL_HINT) from None
+    try:
+        in_doc = InputDocument(path_or_stream=path, format=InputFormat(fmt), backend=backend)
+        if not in_doc.valid:
+            raise ValueError("Docling's backend could not open it (not a valid file)")
+        return in_doc._backend.convert()
+    except Exception as exc:  # backends raise zipfile.BadZipFile, KeyError, ValueError, lxml errors...
+        raise _conversion_failure(path, exc) from None
 
 
 _OLE_MAGIC = bytes.fromhex("d0cf11e0a1b11ae1")
@@ -271,11 +306,17 @@ def convert_path(path: str | Path) -> DoclingDocument:
         raise InputError(
             path, "file is password-protected (encrypted Office file)", "save an unprotected copy and retry"
         )
+    if importlib.util.find_spec("docling") is None:
+        fix = PDF_INSTALL_HINT if suffix == ".pdf" else CONVERT_INSTALL_HINT
+        raise InputError(path, "Docling is not installed", fix)
     try:
         converter = _document_converter()
-    except ImportError:
-        fix = PDF_INSTALL_HINT if suffix == ".pdf" else CONVERT_INSTALL_HINT
-        raise InputError(path, "Docling is not installed", fix) from None
+    except ImportError as exc:
+        # docling-slim's DocumentConverter module imports torch (through its ASR pipeline) even for HTML; without
+        # torch, the non-PDF formats still convert through their declarative backends directly.
+        if suffix == ".pdf":
+            raise _conversion_failure(path, exc) from None
+        return _convert_with_backend(path, CONVERT_SUFFIXES[suffix])
     try:
         result = converter.convert(path, raises_on_error=True)
     except Exception as exc:  # Docling raises ConversionError, ImportError, hub errors, zipfile errors...

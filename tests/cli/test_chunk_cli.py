@@ -80,9 +80,11 @@ def test_table_formats(runner: CliRunner, one_page_fixture: Path) -> None:
     assert " = " in texts["triplets"] and "|---" not in texts["triplets"]
 
 
-def test_bbox_threshold_changes_context_on_layout_document(runner: CliRunner, layout_fixture: Path) -> None:
+def test_bbox_threshold_changes_context_on_layout_document(runner: CliRunner, shared_dir: Path) -> None:
+    page = shared_dir / "fixtures" / "more" / "annual_report_page_shareholders.json"  # one page, two tables
+
     def context_members(threshold: str) -> int:
-        result = runner.invoke(app, ["chunk", str(layout_fixture), "--bbox-threshold", threshold])
+        result = runner.invoke(app, ["chunk", str(page), "--bbox-threshold", threshold])
         assert result.exit_code == 0, result.stderr
         return sum(
             list(r["meta"]["roles"].values()).count("context")

@@ -89,3 +89,31 @@ def test_make_chunker_settings() -> None:
     assert chunker.bbox_threshold == 12.5
     with pytest.raises(ValueError, match="max_tokens"):
         make_chunker(max_tokens=0)
+
+
+def test_backend_fallback_without_torch_matches_document_converter(
+    has_docling: bool, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """docling-slim's DocumentConverter imports torch; without it the declarative backends give the same document."""
+    if not has_docling:
+        pytest.skip("Docling converters are not installed")
+    from docling_evidence import convert
+
+    expected = {name: convert_path(EXAMPLES / name).export_to_markdown() for name in ("annual_report.docx",)}
+
+    def no_torch() -> None:
+        raise ModuleNotFoundError("No module named 'torch'")
+
+    monkeypatch.setattr(convert, "_document_converter", no_torch)
+    for name, markdown in expected.items():
+        assert convert_path(EXAMPLES / name).export_to_markdown() == markdown
+    html = convert_path(EXAMPLES / "annual_report.html")
+    assert [bool(t.captions) for t in html.tables] == [True, True, True, False, True]
+    truncated = tmp_path / "cut.docx"
+    truncated.write_bytes((EXAMPLES / "annual_report.docx").read_bytes()[:5000])
+    with pytest.raises(InputError, match="truncated or corrupt"):
+        convert_path(truncated)
+    pdf = tmp_path / "a.pdf"
+    pdf.write_bytes(b"%PDF-1.4\n%%EOF\n")
+    with pytest.raises(InputError, match="docling-tools models download"):
+        convert_path(pdf)
