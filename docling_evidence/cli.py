@@ -215,8 +215,8 @@ def _rows_text(rows: list[int] | None) -> str:
 
 def _pages(span: list[int]) -> str:
     if not span:
-        return "no page info"
-    return f"page {span[0]}" if len(span) == 1 else f"pages {span[0]}–{span[-1]}"
+        return ""  # HTML, DOCX, Markdown: no pages to show
+    return f" · page {span[0]}" if len(span) == 1 else f" · pages {span[0]}–{span[-1]}"
 
 
 def markdown_listing(source: str, records: list[dict[str, Any]], max_tokens: int | None) -> str:
@@ -230,9 +230,9 @@ def markdown_listing(source: str, records: list[dict[str, Any]], max_tokens: int
         if meta["kind"] == "table":
             part = f" · part {meta['part'] + 1} of {meta['parts']}" if meta["parts"] > 1 else ""
             rows = _rows_text(meta.get("rows"))
-            title = f"## Chunk {i} · table unit `{meta['unit_id']}`{part}{rows} · {_pages(meta['page_span'])}{tokens}"
+            title = f"## Chunk {i} · table unit `{meta['unit_id']}`{part}{rows}{_pages(meta['page_span'])}{tokens}"
         else:
-            title = f"## Chunk {i} · text · {_pages(meta['page_span'])}{tokens}"
+            title = f"## Chunk {i} · text{_pages(meta['page_span'])}{tokens}"
         lines += ["---", "", title, ""]
         if meta["kind"] == "table":
             caption = meta.get("caption")
