@@ -12,7 +12,9 @@ Rules, tried in this order (the first that finds something wins, and its name is
 
 Caption-like means a text starting with a table label ("Table 3", "TABLE III", "Tab. 2", "Table A.1", "Table S4",
 "Table 2-1", "표 3", "[표 1]") followed by punctuation, a capitalised title, or little else — not a sentence such as
-"Table 3 shows ...". A text Docling labelled ``caption`` that is nobody's caption qualifies too. Figure captions
+"Table 3 shows ...". A text Docling labelled ``caption`` that is nobody's caption qualifies too when it stands above
+the table. A caption Docling merged into the end of a paragraph ("... as shown. Table 5: Results") qualifies with a
+lower rank; then only that tail is the caption and the paragraph stays in the text chunks. Figure captions
 ("Figure 2", "Fig. 3", "그림 1") never qualify, and a text already linked to another item is never taken.
 """
 
@@ -96,6 +98,9 @@ class CaptionMatch:
     text: str
     source: CaptionSource
     drop_header_row: bool = False
+    partial: bool = False
+    """True when the caption is the tail of a longer text (a caption Docling merged into a paragraph): the text
+    item then also stays in the text chunks, since the unit shows only its caption part."""
 
 
 def table_label(text: str) -> str | None:
@@ -134,14 +139,30 @@ def mentions_table(text: str, label: str) -> bool:
     return re.search(pattern, text, re.IGNORECASE) is not None
 
 
-def _eligible(index: DocIndex, idx: int, taken: set[str]) -> bool:
+_EMBEDDED_START = re.compile(
+    r"(?:(?<=[.!?;:)\]])\s+|\s{2,}|\n)(?=[\[(]?\s*(?:table|tab\.|tbl\.|표)\s*\w)", re.IGNORECASE
+)
+
+
+def embedded_caption(text: str) -> str | None:
+    """A table caption merged into the end of a longer text ("... as shown. Table 5: Results"), or None."""
+    for m in reversed(list(_EMBEDDED_START.finditer(text))):
+        tail = text[m.end() :].strip()
+        if looks_like_caption(tail):
+            return tail
+    return None
+
+
+def _eligible(index: DocIndex, idx: int, taken: set[str], t_idx: int) -> bool:
     item = index.items[idx]
     if not isinstance(item, TextItem) or item.self_ref in taken or item.self_ref in index.satellites:
         return False
     text = item.text.strip()
     if not text or is_figure_caption(text):
         return False
-    return looks_like_caption(text) or item.label == DocItemLabel.CAPTION
+    # a caption-labelled text without a table label counts only above the table: below, it usually heads the next
+    # float (a figure or the next table's block)
+    return looks_like_caption(text) or (item.label == DocItemLabel.CAPTION and idx < t_idx)
 
 
 def _match(index: DocIndex, idx: int, source: CaptionSource) -> CaptionMatch:
@@ -150,13 +171,27 @@ def _match(index: DocIndex, idx: int, source: CaptionSource) -> CaptionMatch:
     return CaptionMatch(items=(item,), text=item.text.strip(), source=source)
 
 
+def _merged(index: DocIndex, idx: int, taken: set[str]) -> CaptionMatch | None:
+    item = index.items[idx]
+    if not isinstance(item, TextItem) or item.self_ref in taken or item.self_ref in index.satellites:
+        return None
+    tail = embedded_caption(item.text)
+    if tail is None or looks_like_caption(item.text.strip()):
+        return None
+    return CaptionMatch(items=(item,), text=tail, source="text_nearby", partial=True)
+
+
 def _nearby_by_layout(index: DocIndex, t_idx: int, taken: set[str]) -> CaptionMatch | None:
     table_boxes = index.boxes[index.items[t_idx].self_ref]
-    best: tuple[float, int] | None = None
+    best: tuple[tuple[bool, float, int], CaptionMatch] | None = None
     pages = {b.page for b in table_boxes}
     for page in pages:
         for idx in index.pages_of_index.get(page, []):
-            if idx == t_idx or not _eligible(index, idx, taken):
+            if idx == t_idx:
+                continue
+            match = _match(index, idx, "text_nearby") if _eligible(index, idx, taken, t_idx) else None
+            match = match or _merged(index, idx, taken)
+            if match is None:
                 continue
             found = nearest_gap(index.boxes[index.items[idx].self_ref], table_boxes)
             if found is None:
@@ -164,16 +199,21 @@ def _nearby_by_layout(index: DocIndex, t_idx: int, taken: set[str]) -> CaptionMa
             gap, cap_box, tab_box = found
             if gap > CAPTION_MAX_GAP_PT or horizontal_overlap(cap_box, tab_box) <= 0:
                 continue
-            if best is None or (gap, abs(idx - t_idx)) < (best[0], abs(best[1] - t_idx)):
-                best = (gap, idx)
-    return _match(index, best[1], "text_nearby") if best else None
+            rank = (match.partial, gap, abs(idx - t_idx))
+            if best is None or rank < best[0]:
+                best = (rank, match)
+    return best[1] if best else None
 
 
 def _nearby_by_order(index: DocIndex, t_idx: int, taken: set[str]) -> CaptionMatch | None:
     for step in range(1, CAPTION_MAX_STEPS + 1):
         for idx in (t_idx - step, t_idx + step):  # above first: captions usually precede tables
-            if 0 <= idx < len(index.items) and not index.heading_between(idx, t_idx) and _eligible(index, idx, taken):
-                return _match(index, idx, "text_nearby")
+            if 0 <= idx < len(index.items) and not index.heading_between(idx, t_idx):
+                if _eligible(index, idx, taken, t_idx):
+                    return _match(index, idx, "text_nearby")
+                merged = _merged(index, idx, taken)
+                if merged:
+                    return merged
     return None
 
 
@@ -185,12 +225,12 @@ def _adjacent_page(index: DocIndex, t_idx: int, taken: set[str]) -> CaptionMatch
     if on_page and on_page[0] == t_idx:
         before = index.pages_of_index.get(page - 1, [])[-PAGE_EDGE_ITEMS:]
         for idx in reversed(before):
-            if _eligible(index, idx, taken) and not index.heading_between(idx, t_idx):
+            if _eligible(index, idx, taken, t_idx) and not index.heading_between(idx, t_idx):
                 return _match(index, idx, "adjacent_page")
     if on_page and on_page[-1] == t_idx:
         after = index.pages_of_index.get(page + 1, [])[:PAGE_EDGE_ITEMS]
         for idx in after:
-            if _eligible(index, idx, taken) and not index.heading_between(idx, t_idx):
+            if _eligible(index, idx, taken, t_idx) and not index.heading_between(idx, t_idx):
                 return _match(index, idx, "adjacent_page")
     return None
 

@@ -233,7 +233,12 @@ class EvidenceChunker(BaseChunker):
         )
         splitter = Splitter(count=count, fits=lambda text: count(prefix + text) <= limit, budget=budget)
         pieces = splitter.split(parts)
-        return [self._piece_chunk(unit, piece, k, len(pieces), headings) for k, piece in enumerate(pieces)]
+        chunks = [self._piece_chunk(unit, piece, k, len(pieces), headings) for k, piece in enumerate(pieces)]
+        # the unit's span: pages of what its pieces show (a context paragraph dropped from every piece does not count)
+        span = sorted({p.page_no for c in chunks for it in c.meta.doc_items for p in it.prov})
+        for c in chunks:
+            c.meta.page_span = span
+        return chunks
 
     def _piece_chunk(
         self, unit: EvidenceUnit, piece: Piece, k: int, n: int, headings: list[str] | None
@@ -252,7 +257,6 @@ class EvidenceChunker(BaseChunker):
         meta = EvidenceMeta(
             doc_items=[it for it, _ in members],
             headings=headings,
-            page_span=unit.page_span(),
             unit_id=unit.unit_id,
             kind="table",
             part=k,

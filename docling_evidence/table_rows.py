@@ -36,10 +36,37 @@ def _cell_text(cell: object, doc: DoclingDocument) -> str:
     return getattr(cell, "text", "") or ""
 
 
+def _grid(table: TableItem, doc: DoclingDocument) -> tuple[list[list[str]], list[list[bool]], list[list[bool]]]:
+    """Lay the cells on the grid. A merged cell fills every slot it spans; when Docling gives two cells for one
+    slot (overlapping spans), both texts are kept, joined by a space, so no cell text is lost."""
+    n_rows, n_cols = table.data.num_rows, table.data.num_cols
+    slots = [[""] * n_cols for _ in range(n_rows)]
+    col_header = [[False] * n_cols for _ in range(n_rows)]
+    row_header = [[False] * n_cols for _ in range(n_rows)]
+    for cell in table.data.table_cells:
+        text = _cell_text(cell, doc).strip()
+        r0, r1 = (
+            max(0, cell.start_row_offset_idx),
+            min(n_rows, max(cell.end_row_offset_idx, cell.start_row_offset_idx + 1)),
+        )
+        c0, c1 = (
+            max(0, cell.start_col_offset_idx),
+            min(n_cols, max(cell.end_col_offset_idx, cell.start_col_offset_idx + 1)),
+        )
+        for r in range(r0, r1):
+            for c in range(c0, c1):
+                current = slots[r][c]
+                if text and text != current:
+                    slots[r][c] = f"{current} {text}" if current else text
+                col_header[r][c] = col_header[r][c] or cell.column_header
+                row_header[r][c] = row_header[r][c] or cell.row_header
+    return slots, col_header, row_header
+
+
 def table_rows(table: TableItem, doc: DoclingDocument) -> TableRows:
     """Read a ``TableItem`` into :class:`TableRows`.
 
-    The header is the leading run of rows holding at least one ``column_header`` cell (as docling-core's Markdown
+    The header is the leading run of grid rows holding at least one ``column_header`` cell (as docling-core's Markdown
     serializer decides it); a table with no such cell has no header rows, and a table made only of header rows has
     them all as body rows. A table whose cells cannot be laid on a grid
     (no rows or columns) gives empty rows.
@@ -47,20 +74,20 @@ def table_rows(table: TableItem, doc: DoclingDocument) -> TableRows:
     data = table.data
     if data.num_rows <= 0 or data.num_cols <= 0:
         return TableRows(header=(), body=(), label_cols=0)
-    grid = data.grid
-    texts = [tuple(_cell_text(cell, doc).strip() for cell in row) for row in grid]
+    slots, col_header, row_header = _grid(table, doc)
     n_header = 0
-    for row in grid:
-        if any(cell.column_header for cell in row):
+    for flags in col_header:
+        if any(flags):
             n_header += 1
         else:
             break
-    if n_header == len(grid):
+    if n_header == len(slots):
         n_header = 0  # a table of header cells only: its rows are its content, not a header to repeat
-    body_grid = grid[n_header:]
+    texts = [tuple(row) for row in slots]
+    body_flags = row_header[n_header:]
     label_cols = 0
     for col in range(data.num_cols):
-        if body_grid and any(row[col].row_header for row in body_grid):
+        if body_flags and any(flags[col] for flags in body_flags):
             label_cols = col + 1
         else:
             break

@@ -9,7 +9,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from docling_core.types.doc import DocItem, DocItemLabel, DoclingDocument, TableItem, TextItem
+from docling_core.types.doc import DocItemLabel, DoclingDocument, TableItem, TextItem
 
 from docling_evidence.captions import CaptionMatch, find_caption, table_label
 from docling_evidence.context import choose_context
@@ -58,24 +58,9 @@ class EvidenceUnit:
     context_after: tuple[TextItem, ...]
     unit_id: str
 
-    def members(self) -> list[tuple[DocItem, str]]:
-        """Every doc item of the unit with its role, in rendering order."""
-        caption_items = self.caption.items if self.caption else ()
-        return [
-            *((it, "caption") for it in caption_items),
-            *((it, "context") for it in self.context_before),
-            (self.table, "table"),
-            *((it, "footnote") for it in self.footnotes),
-            *((it, "context") for it in self.context_after),
-        ]
-
-    def page_span(self) -> list[int]:
-        """Sorted pages of every member."""
-        return sorted({p.page_no for item, _ in self.members() for p in item.prov})
-
     def owned_refs(self) -> set[str]:
         """Refs that belong to this unit only (table, caption, footnotes); context stays in the text chunks too."""
-        caption_items = self.caption.items if self.caption else ()
+        caption_items = self.caption.items if self.caption and not self.caption.partial else ()
         return {self.table.self_ref, *(c.self_ref for c in caption_items), *(f.self_ref for f in self.footnotes)}
 
 

@@ -30,7 +30,11 @@ ARMS: tuple[str, ...] = (
     "evidence-no-context",
     "evidence-no-caption",
 )
-"""All arms, in report order: baseline, controls, then ours and its ablations."""
+"""All arms, in report order: baseline, controls, then ours and its ablations (what ``all`` runs)."""
+
+DIAGNOSTIC_ARMS: tuple[str, ...] = ("evidence-triplets",)
+"""Extra arms run only when named: ``evidence-triplets`` renders units' tables as docling-core triplets (the
+baseline's table format), to separate the effect of evidence units from the effect of the table format."""
 
 ARM_DESCRIPTIONS: dict[str, str] = {
     "hybrid": "HybridChunker defaults (triplet tables, 256 tokens, bundled tokenizer)",
@@ -42,6 +46,7 @@ ARM_DESCRIPTIONS: dict[str, str] = {
     "evidence": "EvidenceChunker() defaults",
     "evidence-no-context": "EvidenceChunker(with_context=False): no explaining paragraphs in table units",
     "evidence-no-caption": "EvidenceChunker(with_caption=False): no captions in table units",
+    "evidence-triplets": "EvidenceChunker(table_format='triplets'): evidence units, baseline's table format",
 }
 
 RANKINGS: tuple[str, ...] = ("flat", "maxpool")
@@ -78,9 +83,10 @@ def parse_arms(spec: str | Iterable[str]) -> list[str]:
     names = [n for n in names if n]
     if names == ["all"]:
         return list(ARMS)
-    unknown = [n for n in names if n not in ARMS]
+    unknown = [n for n in names if n not in ARMS and n not in DIAGNOSTIC_ARMS]
     if unknown:
-        raise ValueError(f"unknown arm {unknown[0]!r}; expected 'all' or some of: {', '.join(ARMS)}")
+        known = ", ".join((*ARMS, *DIAGNOSTIC_ARMS))
+        raise ValueError(f"unknown arm {unknown[0]!r}; expected 'all' or some of: {known}")
     if not names:
         raise ValueError("no arm given")
     return list(dict.fromkeys(names))
@@ -137,6 +143,7 @@ CHUNKER_FACTORIES: dict[str, Callable[[], BaseChunker]] = {
     "evidence": _evidence,
     "evidence-no-context": lambda: _evidence(with_context=False),
     "evidence-no-caption": lambda: _evidence(with_caption=False),
+    "evidence-triplets": lambda: _evidence(table_format="triplets"),
 }
 
 
@@ -148,7 +155,7 @@ def make_chunker(arm: str) -> BaseChunker:
         NotImplementedError: for an arm whose chunker is not available in this build.
     """
     if arm not in CHUNKER_FACTORIES:
-        raise ValueError(f"unknown arm {arm!r}; expected one of: {', '.join(ARMS)}")
+        raise ValueError(f"unknown arm {arm!r}; expected one of: {', '.join((*ARMS, *DIAGNOSTIC_ARMS))}")
     return CHUNKER_FACTORIES[arm]()
 
 

@@ -607,6 +607,7 @@ sweep_app = typer.Typer(
     help="Chunk size and overlap sweep: quality against storage and embedding cost, with a Pareto front.",
     no_args_is_help=True,
     add_completion=False,
+    pretty_exceptions_enable=False,
 )
 
 
@@ -631,6 +632,15 @@ def _parse_ints(spec: str, what: str) -> list[int]:
     if any(n <= 0 for n in out):
         raise ValueError(f"{what} must be positive, got {spec!r}")
     return out
+
+
+def _command_line() -> str:
+    """How this process was started, as a user would type it again."""
+    import shlex
+
+    prog = Path(sys.argv[0]).name
+    head = ["python", "-m", "docling_evidence.bench.sweep"] if prog == "sweep.py" else [prog]
+    return shlex.join([*head, *sys.argv[1:]])
 
 
 def _fail(msg: str) -> None:
@@ -690,11 +700,7 @@ def run_command(
         _fail(str(exc))
         return
     say = (lambda m: None) if quiet else (lambda m: typer.echo(m, err=True))
-    command = (
-        "docling-evidence bench sweep run " + " ".join(sys.argv[sys.argv.index("run") + 1 :])
-        if ("run" in sys.argv)
-        else " ".join(sys.argv)
-    )
+    command = _command_line()
     results: dict[str, Any] = {
         "schema": SCHEMA,
         "command": command,
