@@ -35,6 +35,8 @@ def _doc() -> DoclingDocument:
 def test_parse_arms() -> None:
     assert parse_arms("all") == list(ARMS)
     assert parse_arms("evidence, hybrid,evidence") == ["evidence", "hybrid"]
+    assert "evidence-triplets" not in parse_arms("all")  # diagnostic arms run only when named
+    assert parse_arms("evidence-triplets") == ["evidence-triplets"]
     with pytest.raises(ValueError, match="'semantic'"):
         parse_arms("hybrid,semantic")
     with pytest.raises(ValueError, match="no arm"):
