@@ -230,6 +230,7 @@ class EvidenceChunker(BaseChunker):
             footnotes=tuple(f.text.strip() for f in unit.footnotes if f.text.strip()),
             rows=unit.rows,
             fmt=TABLE_FORMATS[fmt_name],
+            context_rank=unit.context_rank,
         )
         splitter = Splitter(count=count, fits=lambda text: count(prefix + text) <= limit, budget=budget)
         pieces = splitter.split(parts)
@@ -244,8 +245,10 @@ class EvidenceChunker(BaseChunker):
         self, unit: EvidenceUnit, piece: Piece, k: int, n: int, headings: list[str] | None
     ) -> EvidenceChunk:
         caption_items = list(unit.caption.items) if unit.caption and piece.has_caption else []
-        before = list(unit.context_before[len(unit.context_before) - piece.kept_before :]) if piece.kept_before else []
-        after = list(unit.context_after[: piece.kept_after])
+        context = (*unit.context_before, *unit.context_after)
+        n_before = len(unit.context_before)
+        before = [context[i] for i in piece.kept_context if i < n_before]
+        after = [context[i] for i in piece.kept_context if i >= n_before]
         footnotes = list(unit.footnotes) if piece.has_footnotes else []
         members: list[tuple[Any, MemberRole]] = [
             *((it, "caption") for it in caption_items),

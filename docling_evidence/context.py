@@ -40,10 +40,14 @@ class _Candidate:
 
 @dataclass(frozen=True)
 class ContextChoice:
-    """Reading positions of the chosen paragraphs, each side in reading order."""
+    """Reading positions of the chosen paragraphs, each side in reading order, and their priority.
+
+    ``rank[k]`` is the priority of the k-th paragraph of ``before + after`` (0 = chosen first).
+    """
 
     before: tuple[int, ...]
     after: tuple[int, ...]
+    rank: tuple[int, ...] = ()
 
 
 def _layout_candidates(
@@ -124,7 +128,7 @@ def choose_context(
         keep: optional gate (e.g. embedding similarity) returning, per candidate position, whether it may be used.
     """
     if budget <= 0:
-        return ContextChoice((), ())
+        return ContextChoice((), (), ())
     if index.has_layout and index.boxes[index.items[t_idx].self_ref]:
         candidates = _layout_candidates(index, t_idx, label, excluded, bbox_threshold)
     else:
@@ -140,8 +144,10 @@ def choose_context(
         if used + cost <= budget:
             chosen.append(cand.idx)
             used += cost
+    priority = {idx: k for k, idx in enumerate(chosen)}
     chosen.sort()
     return ContextChoice(
         before=tuple(i for i in chosen if i < t_idx),
         after=tuple(i for i in chosen if i > t_idx),
+        rank=tuple(priority[i] for i in chosen),
     )

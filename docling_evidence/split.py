@@ -5,8 +5,9 @@ after``. The parts repeated in every piece (the *overhead*: caption, context, he
 a quarter of the budget, or the widest row up to half of it (``Splitter.overhead_limit``). When they need more, they
 are reduced in this order:
 
-1. context paragraphs are dropped, the one farthest from the table first, and the nearest dropped one comes back
-   as an excerpt (its first tokens) when at least ``MIN_EXCERPT_TOKENS`` of it fit;
+1. context paragraphs are dropped, the least important first (``UnitParts.context_rank``: a paragraph naming the
+   table ranks highest), and the most important dropped one comes back as an excerpt (its first tokens) when at
+   least ``MIN_EXCERPT_TOKENS`` of it fit;
 2. footnotes stop being repeated and are emitted once, after the last row;
 3. the repeated caption is shortened to its first tokens (the first piece still starts with the full caption,
    or, when even that does not fit, the full caption gets pieces of its own before the rows);
@@ -56,8 +57,10 @@ MIN_EXCERPT_TOKENS = 16
 class UnitParts:
     """The rendered parts of one evidence unit, ready to be split.
 
-    ``context_before`` and ``context_after`` are in reading order; the paragraphs farthest from the table are
-    ``context_before[0]`` and ``context_after[-1]``.
+    ``context_before`` and ``context_after`` are in reading order. ``context_rank`` gives, for each paragraph of
+    ``context_before + context_after``, its priority (0 = most important, e.g. the paragraph naming the table);
+    when the context must shrink, the least important paragraph goes first. Without ranks, the paragraphs farthest
+    from the table go first.
     """
 
     caption: str
@@ -66,6 +69,15 @@ class UnitParts:
     footnotes: tuple[str, ...]
     rows: TableRows
     fmt: TableFormat
+    context_rank: tuple[int, ...] | None = None
+
+    def drop_order(self) -> list[int]:
+        """Indices into ``context_before + context_after``, least important first."""
+        n_before, n = len(self.context_before), len(self.context_before) + len(self.context_after)
+        if self.context_rank is not None and len(self.context_rank) == n:
+            return sorted(range(n), key=lambda i: (-self.context_rank[i], i))  # type: ignore[index]
+        distance = [n_before - i if i < n_before else i - n_before + 1 for i in range(n)]
+        return sorted(range(n), key=lambda i: (-distance[i], i))
 
 
 @dataclass(frozen=True)
@@ -78,8 +90,8 @@ class Piece:
         cols: the columns rendered, when a row was split by columns (None: all columns).
         fragment: ``(column, index, count)`` when the piece holds one fragment of a cell split inside.
         cell_text: the fragment's exact text (a substring of the cell) when ``fragment`` is set.
-        kept_before: how many of the unit's ``context_before`` paragraphs the piece holds (the last ones).
-        kept_after: how many of ``context_after`` it holds (the first ones).
+        kept_context: indices into the unit's ``context_before + context_after`` of the paragraphs the piece holds
+            (in full or as an excerpt).
         has_caption: whether the piece shows the caption (in full or shortened).
         has_footnotes: whether the piece shows the footnotes.
     """
@@ -89,8 +101,7 @@ class Piece:
     cols: tuple[int, ...] | None = None
     fragment: tuple[int, int, int] | None = None
     cell_text: str | None = None
-    kept_before: int = 0
-    kept_after: int = 0
+    kept_context: tuple[int, ...] = ()
     has_caption: bool = True
     has_footnotes: bool = True
 
@@ -113,12 +124,31 @@ class _Item:
 @dataclass
 class _Overhead:
     caption: str
-    before: list[str]
-    after: list[str]
+    context: dict[int, str]  # index into context_before + context_after -> the text shown (maybe an excerpt)
+    n_before: int
     footnotes: list[str]
     header: list[str]
     lead: list[str] = field(default_factory=list)
     tail: list[str] = field(default_factory=list)
+
+    @property
+    def before(self) -> list[str]:
+        return [self.context[i] for i in sorted(self.context) if i < self.n_before]
+
+    @property
+    def after(self) -> list[str]:
+        return [self.context[i] for i in sorted(self.context) if i >= self.n_before]
+
+    @staticmethod
+    def of(parts: UnitParts, header: list[str]) -> _Overhead:
+        context = dict(enumerate((*parts.context_before, *parts.context_after)))
+        return _Overhead(
+            caption=parts.caption,
+            context=context,
+            n_before=len(parts.context_before),
+            footnotes=list(parts.footnotes),
+            header=header,
+        )
 
 
 class Splitter:
@@ -193,59 +223,58 @@ class Splitter:
 
     # -- overhead ---------------------------------------------------------------------------------------------------
     def _overhead(self, parts: UnitParts) -> _Overhead:
-        fmt = parts.fmt
+        """The repeated overhead, reduced in the documented order until it leaves room for rows.
+
+        Steps 1-3 are tried with the header repeated; only if even a fully shortened caption leaves no room is the
+        header emitted once instead, and steps 1-3 are redone without it (so caption, footnotes and context get back
+        the room the header held).
+        """
         all_cols = tuple(range(parts.rows.num_cols))
-        header = fmt.header_lines(parts.rows.header, all_cols) if parts.rows.header else []
-        oh = _Overhead(
-            caption=parts.caption,
-            before=list(parts.context_before),
-            after=list(parts.context_after),
-            footnotes=list(parts.footnotes),
-            header=header,
-        )
+        header = parts.fmt.header_lines(parts.rows.header, all_cols) if parts.rows.header else []
         limit = self.overhead_limit(parts)
+        oh = self._reduce(parts, header, limit)
+        if header and self._overhead_cost(oh) > limit:
+            oh = self._reduce(parts, [], limit)
+            oh.lead = [*oh.lead, LINE_DELIM.join(header)]
+        return oh
+
+    def _overhead_cost(self, oh: _Overhead) -> int:
+        return self._estimate(oh, [_Item("row", "", 0, header=None)])
+
+    def _reduce(self, parts: UnitParts, header: list[str], limit: int) -> _Overhead:
+        oh = _Overhead.of(parts, header)
 
         def cost() -> int:
-            return (
-                self._estimate(oh, [_Item("row", "", 0, header=None)])
-                if header or oh.header
-                else self._estimate(oh, [])
-            )
+            return self._overhead_cost(oh)
 
-        # 1. context, farthest first (alternating sides, the longer side first) ...
-        dropped: list[tuple[str, str]] = []
-        while cost() > limit and (oh.before or oh.after):
-            if len(oh.before) >= len(oh.after) and oh.before:
-                dropped.append(("before", oh.before.pop(0)))
-            else:
-                dropped.append(("after", oh.after.pop()))
-        # ... then the nearest dropped paragraph comes back as an excerpt if there is room for one
+        # 1. context, least important first ...
+        dropped: list[int] = []
+        for i in parts.drop_order():
+            if cost() <= limit:
+                break
+            dropped.append(i)
+            del oh.context[i]
+        # ... then the most important dropped paragraph comes back as an excerpt if there is room for one
         if dropped:
-            side, text = dropped[-1]
+            i = dropped[-1]
             room = limit - cost() - self.join - self.tokens(ELLIPSIS)
-            excerpt = self._prefix(text, room) if room >= MIN_EXCERPT_TOKENS else ""
+            full = (*parts.context_before, *parts.context_after)[i]
+            excerpt = self._prefix(full, room) if room >= MIN_EXCERPT_TOKENS else ""
             if excerpt:
-                if side == "before":
-                    oh.before.append(excerpt + ELLIPSIS)
-                else:
-                    oh.after.insert(0, excerpt + ELLIPSIS)
+                oh.context[i] = excerpt + ELLIPSIS
                 if cost() > limit:  # a join cost more than estimated
-                    oh.before.pop() if side == "before" else oh.after.pop(0)
+                    del oh.context[i]
         # 2. footnotes emitted once after the rows
         if cost() > limit and oh.footnotes:
             oh.tail = oh.footnotes
             oh.footnotes = []
-        # 3. shortened repeated caption
+        # 3. shortened repeated caption (the full one is emitted once, before the rows)
         if cost() > limit and oh.caption:
             full = oh.caption
             room = limit - (cost() - self.tokens(full))
             short = self._prefix(full, room - self.tokens(ELLIPSIS)) if room > self.tokens(ELLIPSIS) + 1 else ""
             oh.caption = (short + ELLIPSIS) if short else ""
             oh.lead = [full]
-        # 4. header emitted once before the rows
-        if cost() > limit and oh.header:
-            oh.lead = [*oh.lead, LINE_DELIM.join(oh.header)]
-            oh.header = []
         return oh
 
     def overhead_limit(self, parts: UnitParts) -> int:
@@ -347,11 +376,11 @@ class Splitter:
         row = rows.body[r]
         labels = tuple(range(rows.label_cols))
         values = list(range(rows.label_cols, rows.num_cols))
-        # A row label that leaves no room for a value is not repeated: it becomes a value column itself.
+        # A row label that leaves no room for a fragment of a value is not repeated: it becomes a value column itself.
         probe = (*labels, values[0]) if values else labels
-        if labels and self._room(oh, self._group_header(parts, probe, oh)) < self.tokens(
-            fmt.row_line(row, probe, rows.header, rows.label_cols)
-        ):
+        blank = [cell if c < rows.label_cols else "" for c, cell in enumerate(row)]
+        label_cost = self.tokens(fmt.row_line(blank, probe, rows.header, rows.label_cols))
+        if labels and self._room(oh, self._group_header(parts, probe, oh)) - label_cost < SEMCHUNK_MIN_SIZE:
             labels, values = (), list(range(rows.num_cols))
         items: list[_Item] = []
         group: list[int] = []
@@ -417,13 +446,7 @@ class Splitter:
         self._fmt = parts.fmt
         rows = parts.rows
         all_cols = tuple(range(rows.num_cols))
-        whole = _Overhead(
-            caption=parts.caption,
-            before=list(parts.context_before),
-            after=list(parts.context_after),
-            footnotes=list(parts.footnotes),
-            header=parts.fmt.header_lines(rows.header, all_cols) if rows.header else [],
-        )
+        whole = _Overhead.of(parts, parts.fmt.header_lines(rows.header, all_cols) if rows.header else [])
         whole_rows = [
             _Item("row", parts.fmt.row_line(row, all_cols, rows.header, rows.label_cols), 0, row=i)
             for i, row in enumerate(rows.body)
@@ -434,8 +457,7 @@ class Splitter:
                 Piece(
                     text=text,
                     rows=(0, len(rows.body)),
-                    kept_before=len(parts.context_before),
-                    kept_after=len(parts.context_after),
+                    kept_context=tuple(range(len(parts.context_before) + len(parts.context_after))),
                     has_caption=bool(parts.caption),
                     has_footnotes=bool(parts.footnotes),
                 )
@@ -496,8 +518,7 @@ class Splitter:
                     cols=payload[0].cols if payload[0].kind == "row" else None,
                     fragment=frag_items[0].fragment if frag_items else None,
                     cell_text=frag_items[0].cell_text if frag_items else None,
-                    kept_before=len(oh.before),
-                    kept_after=len(oh.after),
+                    kept_context=tuple(sorted(oh.context)),
                     has_caption=bool(oh.caption) or any(it.is_caption for it in payload),
                     has_footnotes=bool(oh.footnotes) or any(it.kind == "tail" for it in payload),
                 )

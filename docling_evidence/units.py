@@ -46,6 +46,7 @@ class EvidenceUnit:
         footnotes: footnote texts (Docling-linked first, then unlinked ones found below the table).
         context_before: explaining paragraphs before the table, in reading order.
         context_after: explaining paragraphs after it.
+        context_rank: priority of each paragraph of ``context_before + context_after`` (0 = most important).
         unit_id: stable id (document identity + table ref).
     """
 
@@ -57,6 +58,7 @@ class EvidenceUnit:
     context_before: tuple[TextItem, ...]
     context_after: tuple[TextItem, ...]
     unit_id: str
+    context_rank: tuple[int, ...] = ()
 
     def owned_refs(self) -> set[str]:
         """Refs that belong to this unit only (table, caption, footnotes); context stays in the text chunks too."""
@@ -161,6 +163,7 @@ def build_units(
             taken.update(f.self_ref for f in footnotes)
         before: tuple[TextItem, ...] = ()
         after: tuple[TextItem, ...] = ()
+        rank: tuple[int, ...] = ()
         if with_context:
             excluded = {c.self_ref for c in (caption.items if caption else ())} | {f.self_ref for f in footnotes}
             choice = choose_context(
@@ -175,6 +178,7 @@ def build_units(
             )
             before = tuple(index.items[i] for i in choice.before)  # type: ignore[misc]
             after = tuple(index.items[i] for i in choice.after)  # type: ignore[misc]
+            rank = choice.rank
         units.append(
             EvidenceUnit(
                 table=item,
@@ -185,6 +189,7 @@ def build_units(
                 context_before=before,
                 context_after=after,
                 unit_id=stable_id(key, item.self_ref),
+                context_rank=rank,
             )
         )
     return units

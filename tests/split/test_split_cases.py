@@ -142,11 +142,14 @@ def test_degrade_order_context_first_farthest_first() -> None:
     assert len(pieces) > 1
     first = pieces[0]
     # caption + context + header (56 words) leave too little room for rows: context is dropped farthest first
-    assert first.kept_before + first.kept_after < 4
-    if first.kept_before == 1:
+    kept = set(first.kept_context)  # indices into before + after: far=0, near=1, next=2, later=3
+    assert len(kept) < 4
+    if kept & {0, 1} == {1}:
         assert "near" in first.text and "far" not in first.text
-    if first.kept_after == 1:
+    if kept & {2, 3} == {2}:
         assert "next" in first.text and "later" not in first.text
+    assert not ({0} <= kept and 1 not in kept), "a farther paragraph was kept while a nearer one was dropped"
+    assert not ({3} <= kept and 2 not in kept), "a farther paragraph was kept while a nearer one was dropped"
     assert all(pc.text.startswith("Table 4") for pc in pieces)
 
 
@@ -233,7 +236,6 @@ def _pieces_text(pieces: list[Piece]) -> str:
     return "\n\n".join(p.text for p in pieces)
 
 
-@pytest.mark.xfail(strict=True, reason="split.py: a cell split inside drops the row label (cols=(1,), not (0, 1))")
 def test_cell_fragments_repeat_the_row_label() -> None:
     """Issue 3: "a single cell longer than the budget is split inside the cell, each piece labelled with its row and
     column headers". ``_column_items`` probes whether the label leaves room for the first value column with the
@@ -246,3 +248,49 @@ def test_cell_fragments_repeat_the_row_label() -> None:
     for pc in frags:
         assert pc.cols == (0, 1)
         assert pc.text.splitlines()[-1].startswith("| beta | ")
+
+
+@pytest.mark.xfail(strict=True, reason="split.py: a lead text packed with a column group gives a piece with cols=None")
+def test_caption_piece_packed_with_a_column_group_reports_its_columns() -> None:
+    """A caption too long to repeat (34 words, budget 64) becomes a once-only lead item; ``_pack`` packs it with the
+    first column group of a wide row, and the piece takes ``cols`` from ``payload[0]`` (the caption): the piece
+    says it holds the whole row 0 (``cols=None``) while it holds columns (0, 1) only."""
+    body = (("a", words(20, "b"), words(20, "c"), words(20, "d")),)
+    p = parts((), body, caption=words(34, "cap"))
+    pieces = ws_splitter(64).split(p)
+    assert [pc.cols for pc in pieces] == [(0, 1), (0, 2), (0, 3)]
+    check_rows(pieces, body, (), 1, p.fmt)
+
+
+@pytest.mark.xfail(strict=True, reason="split.py: a unit with header rows and no body rows loses its header")
+def test_header_only_rows_keep_their_header() -> None:
+    """``Splitter.split`` renders the table block only when there are body rows: header rows with no body (what is
+    left when the caption rule ``header_row`` takes the first of two header rows) vanish from the output."""
+    p = parts((("Year", "Revenue"),), (), caption="Table 1")
+    text = "\n\n".join(pc.text for pc in ws_splitter(64).split(p))
+    assert "Year" in text and "Revenue" in text
+
+
+@pytest.mark.xfail(strict=True, reason="table_format.py: triplets never show the header of the row-label columns")
+def test_triplets_keep_the_row_label_header() -> None:
+    """The triplet format folds column labels into value cells only (``row label, column label = value``): the header
+    text of a label column ("Name") appears in no piece, though every header text should appear at least once."""
+    p = parts((("Name", "Score"),), (("ann", "3"), ("bob", "4")), fmt="triplets")
+    text = "\n\n".join(pc.text for pc in ws_splitter(64).split(p))
+    assert "Name" in text
+
+
+@pytest.mark.xfail(strict=True, reason="split.py: _prefix calls semchunk unguarded: RecursionError below one char")
+def test_shortened_caption_of_multi_token_characters() -> None:
+    """With tiktoken cl100k, U+FE4AA is 4 tokens. When the room left for the shortened caption is 2-3 tokens,
+    ``Splitter._prefix`` calls ``semchunk.chunk(chunk_size=2)``, which recurses without end on a text whose single
+    characters exceed the chunk size (``fragments`` guards this with SEMCHUNK_MIN_SIZE; ``_prefix`` does not)."""
+    tok = make_tokenizer("tiktoken", 64)
+    count = tok.count_tokens
+    assert count("\U000fe4aa") == 4
+    splitter = Splitter(count=count, fits=lambda t: count(t) <= 64, budget=64)
+    body = tuple((f"r{i}", "1 2 3 4 5 6 7 8 9") for i in range(20))
+    p = parts((("k", words(25, "h")),), body, caption="\U000fe4aa" * 30)
+    pieces = splitter.split(p)
+    check_rows(pieces, body, p.rows.header, 1, p.fmt)
+    assert all(count(pc.text) <= 64 for pc in pieces)
