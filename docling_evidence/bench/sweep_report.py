@@ -46,10 +46,17 @@ def _ok_arms(task: dict[str, Any]) -> list[dict[str, Any]]:
     return [a for a in task["arms"] if a.get("status") == "ok"]
 
 
-def pareto_names(task: dict[str, Any], cost_key: str, quality_key: str = "hit@1") -> list[str]:
-    """Names of the arms on the (quality up, ``cost_key`` down) Pareto front, cheapest first."""
+def pareto_names(
+    task: dict[str, Any], cost_key: str, quality_key: str = "hit@1", quality_of: str = "quality"
+) -> list[str]:
+    """Names of the arms on the (quality up, ``cost_key`` down) Pareto front, cheapest first.
+
+    ``quality_of`` picks the measure set: ``quality`` (dense) or ``quality_bm25``.
+    """
     points = [
-        ParetoPoint(a["name"], float(a["quality"][quality_key]), float(a.get(cost_key, math.nan)))
+        ParetoPoint(
+            a["name"], float(a.get(quality_of, {}).get(quality_key, math.nan)), float(a.get(cost_key, math.nan))
+        )
         for a in _ok_arms(task)
     ]
     return [p.name for p in pareto_front(points)]
@@ -148,6 +155,8 @@ def _task_markdown(key: str, task: dict[str, Any], reference: str) -> list[str]:
         lines.append(f"- against {label}: " + (", ".join(f"`{n}`" for n in names) or "none"))
     cov = pareto_names(task, "indexed_tokens", "coverage")
     lines.append("- coverage against indexed tokens: " + (", ".join(f"`{n}`" for n in cov) or "none"))
+    bm = pareto_names(task, "indexed_tokens", "hit@1", "quality_bm25")
+    lines.append("- BM25 Hit@1 against indexed tokens: " + (", ".join(f"`{n}`" for n in bm) or "none"))
     lines.append("")
     if key == "boundary":
         lines += _boundary_breakdown(task)
@@ -256,7 +265,8 @@ def build_markdown(results: dict[str, Any], plots: dict[str, str] | None = None)
 
 
 def plot_task(key: str, task: dict[str, Any], path: Path) -> None:
-    """Hit@1 against indexed tokens and against embedding time, every arm one point, the Pareto front joined."""
+    """Hit@1 against indexed tokens and against embedding time, every arm one point (its coverage as a hollow
+    marker above it), the Hit@1 Pareto front as a dashed step line."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -278,6 +288,17 @@ def plot_task(key: str, task: dict[str, Any], path: Path) -> None:
                 label=fam,
                 zorder=3,
             )
+            ax.scatter(
+                [a[cost_key] for a in pts],
+                [a["quality"]["coverage"] for a in pts],
+                facecolors="none",
+                edgecolors=color,
+                marker=marker,
+                s=30,
+                linewidths=0.8,
+                alpha=0.6,
+                zorder=2,
+            )
             for a in pts:
                 ax.annotate(
                     a["name"], (a[cost_key], a["quality"]["hit@1"]), fontsize=7, xytext=(4, 3),
@@ -295,9 +316,9 @@ def plot_task(key: str, task: dict[str, Any], path: Path) -> None:
             zorder=2,
         )
         ax.set_xlabel(label)
-        ax.set_ylabel("Hit@1 (dense)")
+        ax.set_ylabel("Hit@1, dense (filled); coverage (hollow)")
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=8, loc="lower right")
+        ax.legend(fontsize=8, loc="best")
     fig.suptitle(f"{TASK_TITLES.get(key, key)}: quality against cost", fontsize=10)
     fig.tight_layout()
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".png", dir=path.parent)
