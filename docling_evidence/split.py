@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 import semchunk
@@ -294,8 +294,8 @@ class Splitter:
     def _prefix(self, text: str, max_tokens: int) -> str:
         if max_tokens <= 0:
             return ""
-        chunks = semchunk.chunk(text, chunk_size=max_tokens, token_counter=self.tokens)
-        return chunks[0] if chunks else ""
+        first = self.fragments(text, max_tokens)[0]
+        return first if self.tokens(first) <= max_tokens else ""
 
     # -- fragments --------------------------------------------------------------------------------------------------
     def fragments(self, text: str, size: int) -> list[str]:
@@ -443,6 +443,9 @@ class Splitter:
     # -- packing ----------------------------------------------------------------------------------------------------
     def split(self, parts: UnitParts) -> list[Piece]:
         """Split ``parts`` into pieces (one piece when the whole unit fits)."""
+        if parts.rows.header and not parts.rows.body:
+            # header rows with nothing under them (e.g. after a header row became the caption) are the content
+            parts = replace(parts, rows=replace(parts.rows, header=(), body=parts.rows.header))
         self._fmt = parts.fmt
         rows = parts.rows
         all_cols = tuple(range(rows.num_cols))
@@ -515,7 +518,7 @@ class Splitter:
                 Piece(
                     text=text,
                     rows=rng,
-                    cols=payload[0].cols if payload[0].kind == "row" else None,
+                    cols=next((it.cols for it in payload if it.kind == "row"), None),
                     fragment=frag_items[0].fragment if frag_items else None,
                     cell_text=frag_items[0].cell_text if frag_items else None,
                     kept_context=tuple(sorted(oh.context)),

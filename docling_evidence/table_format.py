@@ -114,7 +114,8 @@ class HtmlFormat:
 class TripletFormat:
     """docling-core's triplet style, one line per row: ``row label, column label = value. ...``.
 
-    The column labels are folded into every row, so there are no header lines to repeat.
+    The column labels are folded into every row; the one header line lists the labels of the columns shown (so the
+    label columns' own header, which no triplet carries, is not lost).
     """
 
     name: TableFormatName = "triplets"
@@ -126,7 +127,8 @@ class TripletFormat:
         return []
 
     def header_lines(self, header: Sequence[Sequence[str]], cols: Sequence[int]) -> list[str]:
-        return []
+        labels = [one_line(column_label(header, c)) for c in cols]
+        return ["Columns: " + "; ".join(labels)] if any(labels) else []
 
     def row_line(
         self, row: Sequence[str], cols: Sequence[int], header: Sequence[Sequence[str]], label_cols: int

@@ -69,7 +69,8 @@ def test_html_escapes_markup_inside_cells() -> None:
 
 def test_triplets_fold_column_labels_into_each_row() -> None:
     doc, table = _financial_table()
-    (line,) = render_table(table_rows(table, doc), "triplets").splitlines()
+    header_line, line = render_table(table_rows(table, doc), "triplets").splitlines()
+    assert header_line == "Columns: ; Years Ended September 30, - 2019; Years Ended September 30, - 2018"
     assert line == (
         "Revenue | net, Years Ended September 30, - 2019 = 1,234 (restated). "
         "Revenue | net, Years Ended September 30, - 2018 = <b>99</b>"

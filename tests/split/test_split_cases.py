@@ -250,7 +250,6 @@ def test_cell_fragments_repeat_the_row_label() -> None:
         assert pc.text.splitlines()[-1].startswith("| beta | ")
 
 
-@pytest.mark.xfail(strict=True, reason="split.py: a lead text packed with a column group gives a piece with cols=None")
 def test_caption_piece_packed_with_a_column_group_reports_its_columns() -> None:
     """A caption too long to repeat (34 words, budget 64) becomes a once-only lead item; ``_pack`` packs it with the
     first column group of a wide row, and the piece takes ``cols`` from ``payload[0]`` (the caption): the piece
@@ -262,7 +261,6 @@ def test_caption_piece_packed_with_a_column_group_reports_its_columns() -> None:
     check_rows(pieces, body, (), 1, p.fmt)
 
 
-@pytest.mark.xfail(strict=True, reason="split.py: a unit with header rows and no body rows loses its header")
 def test_header_only_rows_keep_their_header() -> None:
     """``Splitter.split`` renders the table block only when there are body rows: header rows with no body (what is
     left when the caption rule ``header_row`` takes the first of two header rows) vanish from the output."""
@@ -271,7 +269,6 @@ def test_header_only_rows_keep_their_header() -> None:
     assert "Year" in text and "Revenue" in text
 
 
-@pytest.mark.xfail(strict=True, reason="table_format.py: triplets never show the header of the row-label columns")
 def test_triplets_keep_the_row_label_header() -> None:
     """The triplet format folds column labels into value cells only (``row label, column label = value``): the header
     text of a label column ("Name") appears in no piece, though every header text should appear at least once."""
@@ -280,7 +277,6 @@ def test_triplets_keep_the_row_label_header() -> None:
     assert "Name" in text
 
 
-@pytest.mark.xfail(strict=True, reason="split.py: _prefix calls semchunk unguarded: RecursionError below one char")
 def test_shortened_caption_of_multi_token_characters() -> None:
     """With tiktoken cl100k, U+FE4AA is 4 tokens. When the room left for the shortened caption is 2-3 tokens,
     ``Splitter._prefix`` calls ``semchunk.chunk(chunk_size=2)``, which recurses without end on a text whose single
