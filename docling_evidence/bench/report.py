@@ -214,6 +214,7 @@ def _savefig(fig: Any, path: Path) -> None:
     os.close(fd)
     try:
         fig.savefig(tmp, dpi=110, bbox_inches="tight", metadata={"Software": None})
+        os.chmod(tmp, 0o644)  # mkstemp creates 0600
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -305,5 +306,6 @@ def write_report(results: dict[str, Any], outdir: str | Path) -> Path:
     fd, tmp = tempfile.mkstemp(prefix=f".{REPORT_NAME}.", suffix=".tmp", dir=outdir)
     with os.fdopen(fd, "w", encoding="utf-8") as fh:
         fh.write(text)
+    os.chmod(tmp, 0o644)
     os.replace(tmp, path)
     return path

@@ -381,8 +381,9 @@ def write_json_atomic(path: str | Path, obj: Any) -> Path:
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(obj, fh, indent=1, ensure_ascii=False)
+            json.dump(obj, fh, ensure_ascii=False, separators=(",", ":"))
             fh.write("\n")
+        os.chmod(tmp, 0o644)  # mkstemp creates 0600; results are meant to be shared
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
