@@ -165,7 +165,9 @@ def environment() -> dict[str, Any]:
 
     return {
         "git_commit": git("rev-parse", "--short", "HEAD"),
-        "package_modified": bool(git("status", "--porcelain", "--", "docling_evidence")),
+        "package_uncommitted": [
+            line[3:] for line in git("status", "--porcelain", "--", "docling_evidence").splitlines() if line.strip()
+        ],
         "date_utc": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M"),
         "cpu_count": os.cpu_count(),
         "python": platform.python_version(),
@@ -206,6 +208,8 @@ def totals(rows: list[dict[str, Any]]) -> dict[str, Any]:
 def render_markdown(report: dict[str, Any]) -> str:
     """The Markdown page, generated only from the JSON report."""
     env = report["environment"]
+    changed = env.get("package_uncommitted") or []
+    dirty = f" (uncommitted changes in: {', '.join(changed)})" if changed else ""
     lines = [
         "# EvidenceChunker on the real fixtures",
         "",
@@ -223,7 +227,7 @@ def render_markdown(report: dict[str, Any]) -> str:
         "",
         f"Environment: {env['cpu_count']} CPUs, Python {env['python']}, docling-core {env['docling_core']}, "
         f"docling-evidence {env['docling_evidence']} at commit {env['git_commit']}"
-        f"{' (with uncommitted package changes)' if env['package_modified'] else ''}, {env['platform']}; "
+        f"{dirty}, {env['platform']}; "
         f"{env['date_utc']} UTC; load average at start {env['load_average_at_start']}. "
         f"Times are the median of {report['runs']} runs per chunker, the two "
         "chunkers alternating which goes first, on the same loaded document in the same process (loading the JSON "
@@ -234,7 +238,7 @@ def render_markdown(report: dict[str, Any]) -> str:
         " the adjacent page / a caption-like header row / none; **Docling captions kept**: tables with a Docling "
         "caption ref whose caption text is in a chunk holding the table *and* whose caption doc item is in that "
         "chunk's `doc_items` (EvidenceChunker, then HybridChunker); **ctx**: context paragraphs attached (distinct "
-        "per unit); **fn**: footnotes attached; **chunks** E / H; **max tok** E / H: largest "
+        "per unit); **fn**: footnotes attached; **chunks** E (of which table pieces) / H; **max tok** E / H: largest "
         "`tokenizer.count_tokens(chunker.contextualize(chunk))`; **time** E / H and the ratio E/H.",
         "",
         "| fixture | tables | units | captions by rule (ref/near/adj/hdr/none) | Docling captions kept E · H "
@@ -254,7 +258,8 @@ def render_markdown(report: dict[str, Any]) -> str:
         ratio = f"{r['time_ratio']:.2f}" if r["time_ratio"] is not None else "–"
         return (
             f"| {name} | {r['tables']} | {r['units']} | {cap} | {kept if n else '–'}{' · ' + hy if n else ''} "
-            f"| {r['context_paragraphs']} | {r['footnotes']} | {r['chunks_evidence']} / {r['chunks_hybrid']} "
+            f"| {r['context_paragraphs']} | {r['footnotes']} "
+            f"| {r['chunks_evidence']} ({r['chunks_table']}) / {r['chunks_hybrid']} "
             f"| {r['max_tokens_evidence']} / {r['max_tokens_hybrid']} "
             f"| {r['seconds_evidence']:.2f} / {r['seconds_hybrid']:.2f} | {ratio} |"
         )
