@@ -225,15 +225,16 @@ class Splitter:
     def _overhead(self, parts: UnitParts) -> _Overhead:
         """The repeated overhead, reduced in the documented order until it leaves room for rows.
 
-        Steps 1-3 are tried with the header repeated; only if even a fully shortened caption leaves no room is the
-        header emitted once instead, and steps 1-3 are redone without it (so caption, footnotes and context get back
-        the room the header held).
+        Steps 1-3 are tried with the header repeated. Only if even a fully shortened caption leaves no room, and the
+        header needs more than half the budget, is the header emitted once instead; then steps 1-3 are redone
+        without it, so caption, footnotes and context get back the room the header held.
         """
         all_cols = tuple(range(parts.rows.num_cols))
         header = parts.fmt.header_lines(parts.rows.header, all_cols) if parts.rows.header else []
         limit = self.overhead_limit(parts)
         oh = self._reduce(parts, header, limit)
-        if header and self._overhead_cost(oh) > limit:
+        # a header that fits in half the budget is always repeated (rows then split by columns if they must)
+        if header and self._overhead_cost(oh) > limit and self._lines_cost(header) > self.budget // 2:
             oh = self._reduce(parts, [], limit)
             oh.lead = [*oh.lead, LINE_DELIM.join(header)]
         return oh
@@ -418,14 +419,20 @@ class Splitter:
         text = row[c]
         empty = list(row)
         empty[c] = ""
-        frame = self.tokens(fmt.row_line(empty, cols, rows.header, rows.label_cols))
+        labels_in_line = rows.header
+        frame = self.tokens(fmt.row_line(empty, cols, labels_in_line, rows.label_cols))
+        if self._room(oh, hdr) - frame - 1 < SEMCHUNK_MIN_SIZE:
+            # a format that folds the column label into the row (triplets) under a label longer than the budget:
+            # the fragments go without it (the label itself is in the header lines, repeated or emitted once)
+            labels_in_line = ()
+            frame = self.tokens(fmt.row_line(empty, cols, labels_in_line, rows.label_cols))
         size = self._room(oh, hdr) - frame - 1
         frags = self.fragments(text, size)
         items = []
         for k, frag in enumerate(frags):
             cells = list(row)
             cells[c] = frag
-            line = fmt.row_line(cells, cols, rows.header, rows.label_cols)
+            line = fmt.row_line(cells, cols, labels_in_line, rows.label_cols)
             items.append(
                 _Item(
                     "row",

@@ -296,15 +296,52 @@ def test_shortened_caption_of_multi_token_characters() -> None:
     assert all(count(pc.text) <= 64 for pc in pieces)
 
 
-@pytest.mark.xfail(
-    strict=True, reason="split.py: triplet row under a column label longer than the budget: _Unsplittable"
-)
 def test_triplet_row_under_a_column_label_longer_than_the_budget() -> None:
     """Triplets fold the column label into every value (``a, <label> = v``). With a 70-word label and a 64-word budget
     the line cannot fit: split by columns and then inside the cell, every fragment still carries the whole label, and
-    ``Splitter.split`` raises ``_Unsplittable: cannot fit row 0 within the token limit`` (found end to end with
-    tiktoken, max_tokens=64, a multi-row header of long cells). Expected: the label is shortened or cut, not a crash."""
+    ``Splitter.split`` raised ``_Unsplittable: cannot fit row 0 within the token limit`` (found end to end with
+    tiktoken, max_tokens=64, a multi-row header of long cells). Now the row goes by columns and its value without the
+    folded label (``column 2 = v``), while the label itself is emitted in the header lines: nothing is lost."""
     p = parts((("k", words(70, "h")),), (("a", "v"),), fmt="triplets")
     pieces = ws_splitter(64).split(p)
     assert all(len(pc.text.split()) <= 64 for pc in pieces)
-    check_rows(pieces, p.rows.body, p.rows.header, 1, p.fmt)
+    text = _pieces_text(pieces)
+    assert "column 2 = v" in text and "\n\na\n\n" in text
+    assert text.split().count("h") == 70  # the long label appears in full, once
+
+
+# found by test_splitter_properties[bundled] (ci profile), shrunk by hand: no caption, context or footnotes needed
+_WIDE_HEADER = (
+    (
+        "𤳫\x12\U000eb033\U00052584ỺeN\x8dø\x89O\x92\U000804ac\U000df34fíäçÐ\U00091a90\U0008ffecÿ·½ò±\U00093bb0\U00065c55X|5I\U0004b37d\x8f\x1e\U00108e40ck\x91ÞvÏ\x8a´if?ﺬ\x04𖠵õ1Ý{{ª\x9f\x9d\x7f\U000c5b4eo🈶ia\x98dï\U0003af88\U000f0caeXÒÑÇÍ§\U000af11fæ)\U00055ed0Lß\U00071d97Ê\x13\U0004107f\xadí\U000d98a3ý*Ð/¾\U000f99f5÷É\xa0\U0010838d\x17üË\rÊ\x82Uéçþö=\U000a9e95$K\x17\x86/\x83\n\x81ÄÆZ\U00090ad5杮BP5Àó\U00052299M}ëªT/\U0001b54f\x92𭿣Ã\U00107529\x9e\U00051881ÿ\x0c\x12O¿\U000ca44eÍ\U000a407fÎíuw\U0006d938\U000e44b6båḪáâ\U00109196Â\U0001b720wp\U000ab942\x9d",
+        ":\x03)\U000447d5ùþ\U00010ff8\U000980c1\x13ý+\x11Úé\x07C\U00015c0d𗐒\U001081e8²\x05\U0010f0d0C\U000123bcT+Ú\x11\U000831afÚ©/UçL\U0003b799\U00075d03(VU·$ð!0\U000af798Ê\x8b\x15\x8f\U00041a0a8×\U000db522Ïpÿ.\x10¯\U00085eceāB4t\U00037fb1ÑS°I\U0005bf1a\U000c8181*\tÌ\x7fe\x89\U000933d7h\U000d4b22\U0009bf21\xa0ÞÂ\U000e8281g\x9b¡¸\uee31â\U000e299a®\x02\x8f\x8aù\U000cc12fX\x95þā1³n\x89\U000a7b84\x9e\x83Ö±\U000a8c1573#ÀFÌ¶\U0005c0fd(\x89ùF\U000e2eadÀ\U000be7f4\U0006f457Ú",
+        "Ä\x03ú0𣼌",
+        "<b>bold</b> &amp; <td>cell</td> n/a",
+    ),
+)
+_WIDE_ROW = (
+    (
+        "",
+        "",
+        "| --- | -  -  &lt;&gt; 1,234.56 <b>bold</b> &amp; <td>cell</td> 매출 <table> \u200b | --- | 日本語のセル a | b \r\n\t Q4 매출 😀👍🏽 1,234.56 <b>bold</b> &amp; <td>cell</td> -    padded   line one\nline two Ünïcödé <table> | --- | 표 3 매출 \u200b net revenue revenue x\\ <table> income Q4 line one\nline two x\\ a | b -  Q4 || 1,234.56 --- line one\nline two 2023 😀👍🏽",  # noqa: E501
+        "",
+    ),
+)
+
+
+@pytest.mark.xfail(strict=True, reason="split.py: a header within half the budget is not repeated (emitted once)")
+def test_header_within_half_the_budget_is_repeated_next_to_a_wide_row() -> None:
+    """Property 3. Bundled tokenizer, max_tokens=256: the header lines cost 121 tokens (<= 128, half the budget) and the
+    only body row 171 (header + row > 256). The header should be repeated and the row split by columns under it;
+    instead the header is emitted once in a piece of its own and the row follows whole without it."""
+    tok = make_tokenizer("bundled", 256)
+    count = tok.count_tokens
+    p = parts(_WIDE_HEADER, _WIDE_ROW, label_cols=2)
+    block = "\n".join(p.fmt.header_lines(_WIDE_HEADER, (0, 1, 2, 3)))
+    assert count(block) <= 128
+    pieces = Splitter(count=count, fits=lambda t: count(t) <= 256, budget=256).split(p)
+    check_rows(pieces, _WIDE_ROW, _WIDE_HEADER, 2, p.fmt)
+    for pc in pieces:
+        assert count(pc.text) <= 256
+        if pc.cols is None and pc.fragment is None and pc.rows[1] > pc.rows[0]:
+            assert block in pc.text
