@@ -28,5 +28,11 @@ settings.register_profile(
     print_blob=True,
     phases=[Phase.explicit, Phase.reuse, Phase.generate],
 )
-settings.register_profile("thorough", max_examples=1000, deadline=None, suppress_health_check=_HEALTH, print_blob=True)
+settings.register_profile(
+    "thorough",
+    max_examples=int(os.environ.get("HYPOTHESIS_MAX_EXAMPLES", "1000")),
+    deadline=None,
+    suppress_health_check=_HEALTH,
+    print_blob=True,
+)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))

@@ -66,7 +66,7 @@ def unit_parts(draw: st.DrawFn) -> tuple[UnitParts, Grid]:
 
 @pytest.mark.parametrize("kind", TOKENIZER_KINDS)
 @given(data=unit_parts(), max_tokens=MAX_TOKENS, headings=headings_lists)
-@settings(max_examples=settings.default.max_examples * 2)
+@settings(max_examples=settings.default.max_examples)
 def test_splitter_properties(kind: str, data: tuple[UnitParts, Grid], max_tokens: int, headings: list[str]) -> None:
     parts, grid = data
     tokenizer = make_tokenizer(kind, max_tokens)
@@ -78,6 +78,8 @@ def test_splitter_properties(kind: str, data: tuple[UnitParts, Grid], max_tokens
     for i, p in enumerate(pieces):
         n = count(prefix + p.text)
         assert n <= max_tokens, f"piece {i}/{len(pieces)} has {n} tokens > {max_tokens}"
+    if not (grid.body or grid.header):
+        return  # a table with no cells never becomes a unit (EvidenceChunker leaves it to the text chunks)
     # header rows with no body rows are the content: they are split as body rows (as table_rows reads such a table)
     body, header = (grid.body, grid.header) if grid.body else (grid.header, ())
     # 2. body rows exactly once, in order; column groups and cell fragments reassemble
