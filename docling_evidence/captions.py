@@ -140,7 +140,10 @@ def mentions_table(text: str, label: str) -> bool:
 
 
 _EMBEDDED_START = re.compile(
-    r"(?:(?<=[.!?;:)\]])\s+|\s{2,}|\n)(?=[\[(]?\s*(?:table|tab\.|tbl\.|표)\s*\w)", re.IGNORECASE
+    r"(?:(?<=[.!?;:)\]])\s+|\s{2,}|\n)(?=[\[(]?\s*(?:table|tab\.|tbl\.|표)\s*\w)"
+    # after a single space (a caption glued to a running header or a name) only a "Table N:" label counts
+    r"|\s(?=(?:table|tab\.)\s*(?:[A-Z][.\-]?)?\d+(?:[.\-–]\d+)*\s*:\s)",
+    re.IGNORECASE,
 )
 
 

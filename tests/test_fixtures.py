@@ -280,7 +280,7 @@ def test_deterministic_and_unit_ids_stable(path: Path | None) -> None:
     assert [c.model_dump() for c in again] == [c.model_dump() for c in ch.chunks]
 
 
-# --- problems seen on the real fixtures: regression tests, and an xfail for the open one -------------------------
+# --- problems seen on the real fixtures: regression tests -------------------------
 def _fixture(rel: str) -> Chunked:
     path = FIXTURES / rel
     if not path.is_file():
@@ -304,17 +304,9 @@ def test_caption_heading_the_next_block_is_not_taken() -> None:
     assert "#/texts/155" not in {d.self_ref for c in pieces for d in c.meta.doc_items}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "2206.01062 #/tables/4 (Table 5, page 8): its caption 'Table 5: Prediction Performance (mAP@0.5-0.95)...' "
-        "was merged by Docling into the end of paragraph #/texts/438 after a running header ('... Ahmed S. Nassar, "
-        "and Peter Staar Table 5: ...'), 22 pt above the table in the same column; captions.embedded_caption() "
-        "wants punctuation, two spaces or a newline before 'Table', here there is one space, so the unit gets no "
-        "caption and 'Table 5' is not in it"
-    ),
-)
 def test_caption_merged_into_a_paragraph_reaches_the_unit() -> None:
+    """Docling merged Table 5's caption into the end of a paragraph after a running header ('... Peter Staar Table
+    5: ...', one space before 'Table'); the unit must still carry it."""
     ch = _fixture("docling/2206.01062.json")
     pieces = ch.unit_of_table()["#/tables/4"]
     assert any("Table 5" in ch.chunker.contextualize(c) for c in pieces)
