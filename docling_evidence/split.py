@@ -2,8 +2,8 @@
 
 Every piece is ``caption + context before + [table: header rows + a run of whole body rows] + footnotes + context
 after``. The parts repeated in every piece (the *overhead*: caption, context, header, footnotes) leave room for rows:
-a quarter of the budget, or the widest row up to half of it (``Splitter.overhead_limit``). When they need more, they
-are reduced in this order:
+a quarter of the budget, or two of the widest rows up to half of it (``Splitter.overhead_limit``). When they need
+more, they are reduced in this order:
 
 1. context paragraphs are dropped, the least important first (``UnitParts.context_rank``: a paragraph naming the
    table ranks highest), and the most important dropped one comes back as an excerpt (its first tokens) when at
@@ -281,7 +281,7 @@ class Splitter:
     def overhead_limit(self, parts: UnitParts) -> int:
         """Tokens the repeated overhead may use: what is left after room for rows.
 
-        Rows get at least a quarter of the budget, and at least the widest row up to half the budget; so the
+        Rows get at least a quarter of the budget, and room for two of the widest rows up to half the budget; so the
         overhead may use between half and three quarters of the budget, and header rows that fit in half the budget
         are always repeated.
         """
@@ -290,7 +290,7 @@ class Splitter:
         widest = max(
             (self.tokens(parts.fmt.row_line(r, cols, rows.header, rows.label_cols)) for r in rows.body), default=0
         )
-        return self.budget - max(min(widest, self.budget // 2), self.budget // 4)
+        return self.budget - max(min(2 * widest, self.budget // 2), self.budget // 4)
 
     def _prefix(self, text: str, max_tokens: int) -> str:
         if max_tokens <= 0:
