@@ -426,13 +426,20 @@ class Splitter:
             # the fragments go without it (the label itself is in the header lines, repeated or emitted once)
             labels_in_line = ()
             frame = self.tokens(fmt.row_line(empty, cols, labels_in_line, rows.label_cols))
-        size = self._room(oh, hdr) - frame - 1
-        frags = self.fragments(text, size)
+        room = self._room(oh, hdr)
+        size = room - frame - 1
+        while True:
+            frags = self.fragments(text, size)
+            # escaping (``|`` -> ``\|``, HTML entities) can make a rendered fragment cost more than its raw text
+            over = max(
+                self.tokens(self._cell_line(fmt, row, c, f, cols, labels_in_line, rows.label_cols)) for f in frags
+            )
+            if over <= room or size <= 1:
+                break
+            size = max(1, size - (over - room))
         items = []
         for k, frag in enumerate(frags):
-            cells = list(row)
-            cells[c] = frag
-            line = fmt.row_line(cells, cols, labels_in_line, rows.label_cols)
+            line = self._cell_line(fmt, row, c, frag, cols, labels_in_line, rows.label_cols)
             items.append(
                 _Item(
                     "row",
@@ -446,6 +453,20 @@ class Splitter:
                 )
             )
         return items
+
+    @staticmethod
+    def _cell_line(
+        fmt: TableFormat,
+        row: Sequence[str],
+        c: int,
+        text: str,
+        cols: tuple[int, ...],
+        header: Sequence[Sequence[str]],
+        label_cols: int,
+    ) -> str:
+        cells = list(row)
+        cells[c] = text
+        return fmt.row_line(cells, cols, header, label_cols)
 
     # -- packing ----------------------------------------------------------------------------------------------------
     def split(self, parts: UnitParts) -> list[Piece]:
