@@ -49,6 +49,9 @@ ELLIPSIS = " …"
 SEMCHUNK_MIN_SIZE = 8
 """Below this many tokens a text is cut by characters instead of by semchunk (which can recurse without end there)."""
 
+CACHE_MAX_ENTRIES = 2_000_000
+"""Memoised token counts per splitter (one splitter per unit): enough for every line of a very large table."""
+
 MIN_EXCERPT_TOKENS = 16
 """A dropped context paragraph comes back as an excerpt only if at least this many of its tokens fit."""
 
@@ -176,7 +179,7 @@ class Splitter:
         n = self._cache.get(text)
         if n is None:
             n = self.count(text)
-            if len(self._cache) < 100_000:
+            if len(self._cache) < CACHE_MAX_ENTRIES:
                 self._cache[text] = n
         return n
 
@@ -482,8 +485,12 @@ class Splitter:
             _Item("row", parts.fmt.row_line(row, all_cols, rows.header, rows.label_cols), 0, row=i)
             for i, row in enumerate(rows.body)
         ]
-        text = self._render(whole, whole_rows)
-        if self.fits(text):
+        # the exact check of the whole unit only when the line-by-line estimate says it may fit: tokenizing a huge
+        # table as one string is the single most expensive step for a table that obviously needs splitting
+        row_tokens = sum(self.tokens(it.text) for it in whole_rows)
+        whole_estimate = self._estimate(whole, [_Item("row", "", row_tokens, header=None)])
+        text = self._render(whole, whole_rows) if whole_estimate <= 2 * self.budget else ""
+        if text and self.fits(text):
             return [
                 Piece(
                     text=text,
