@@ -35,9 +35,12 @@ app = typer.Typer(
 
 try:
     from docling_evidence.bench.cli import app as _bench_app
+    from docling_evidence.bench.sweep import sweep_app as _sweep_app
 except ImportError:  # the benchmark sub-commands are optional
     _bench_app = None
 if _bench_app is not None:
+    # `docling-evidence bench sweep run|report`: the chunk size and overlap study
+    _bench_app.add_typer(_sweep_app, name="sweep")
     app.add_typer(_bench_app, name="bench")
 
 

@@ -22,12 +22,6 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-# the chunk size and overlap study (issue 6): `docling-evidence bench sweep run|report`; sweep.py imports only typer
-# and the standard library at module level
-from docling_evidence.bench.sweep import sweep_app  # noqa: E402
-
-app.add_typer(sweep_app, name="sweep")
-
 
 def _fail(message: str) -> typer.Exit:
     typer.echo(f"error: {message}", err=True)
