@@ -55,7 +55,8 @@ def hybrid(**kwargs: Any) -> Any:
 
 def build_report_doc(with_table: bool) -> Any:
     """A small document built with docling-core's API: title, two sections, a list, optionally a captioned table."""
-    from docling_core.types.doc import DocItemLabel, DoclingDocument, TableCell, TableData
+    from docling_core.types.doc import DocItemLabel, DoclingDocument
+    from docs_builder import table_data
 
     doc = DoclingDocument(name="report")
     doc.add_title(text="Quarterly report")
@@ -63,20 +64,8 @@ def build_report_doc(with_table: bool) -> Any:
     doc.add_text(label=DocItemLabel.TEXT, text="Sales rose in all regions. " * 60)
     doc.add_text(label=DocItemLabel.TEXT, text="The table below lists the sales per region.")
     if with_table:
-        cells = [
-            TableCell(
-                text=text,
-                start_row_offset_idx=r,
-                end_row_offset_idx=r + 1,
-                start_col_offset_idx=c,
-                end_col_offset_idx=c + 1,
-                column_header=r == 0,
-            )
-            for r, row in enumerate([["Region", "Sales"], ["North", "12"], ["South", "7"]])
-            for c, text in enumerate(row)
-        ]
         caption = doc.add_text(label=DocItemLabel.CAPTION, text="Table 1: Sales per region")
-        doc.add_table(data=TableData(num_rows=3, num_cols=2, table_cells=cells), caption=caption)
+        doc.add_table(data=table_data([["Region", "Sales"]], [["North", "12"], ["South", "7"]]), caption=caption)
     doc.add_heading(text="Outlook", level=1)
     group = doc.add_list_group()
     for k in range(3):

@@ -17,9 +17,8 @@ from docling_core.types.doc import (
     DoclingDocument,
     ProvenanceItem,
     Size,
-    TableCell,
-    TableData,
 )
+from docs_builder import table_data
 from typer.testing import CliRunner
 
 from docling_evidence import EvidenceChunker
@@ -43,21 +42,8 @@ def _hostile_document() -> DoclingDocument:
         text="As Table 1 shows, <b>bold</b> claims & more.",
         prov=_bottom_left(50, 780, 550, 740),
     )
-    cells = [
-        TableCell(
-            text=text,
-            start_row_offset_idx=r,
-            end_row_offset_idx=r + 1,
-            start_col_offset_idx=c,
-            end_col_offset_idx=c + 1,
-            column_header=r == 0,
-        )
-        for r, row in enumerate([["Item", "<img src=x onerror=alert(1)>"], ["a", "1"], ["b", "2"]])
-        for c, text in enumerate(row)
-    ]
-    table = doc.add_table(
-        data=TableData(num_rows=3, num_cols=2, table_cells=cells), prov=_bottom_left(100, 700, 500, 500)
-    )
+    data = table_data([["Item", "<img src=x onerror=alert(1)>"]], [["a", "1"], ["b", "2"]])
+    table = doc.add_table(data=data, prov=_bottom_left(100, 700, 500, 500))
     caption = doc.add_text(
         label=DocItemLabel.CAPTION,
         text="Table 1: <script>alert('x')</script> results",
