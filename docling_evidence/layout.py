@@ -41,11 +41,6 @@ def item_boxes(item: DocItem) -> list[Box]:
     return boxes
 
 
-def item_pages(item: DocItem) -> set[int]:
-    """Pages the item's provenance names (whatever its bbox)."""
-    return {prov.page_no for prov in item.prov}
-
-
 def vertical_gap(a: Box, b: Box) -> float:
     """Vertical distance between two boxes on the same page; 0 when they overlap vertically."""
     return max(0.0, max(a.top, b.top) - min(a.bottom, b.bottom))
@@ -54,11 +49,6 @@ def vertical_gap(a: Box, b: Box) -> float:
 def horizontal_overlap(a: Box, b: Box) -> float:
     """Width shared by the two boxes' x-ranges (0 when they sit in different columns)."""
     return max(0.0, min(a.right, b.right) - max(a.left, b.left))
-
-
-def is_above(a: Box, b: Box) -> bool:
-    """True when ``a``'s centre lies above ``b``'s centre."""
-    return (a.top + a.bottom) < (b.top + b.bottom)
 
 
 def nearest_gap(boxes_a: list[Box], boxes_b: list[Box]) -> tuple[float, Box, Box] | None:
