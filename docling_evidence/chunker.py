@@ -16,7 +16,7 @@ from pydantic import ConfigDict, Field, field_validator, model_validator
 from docling_evidence.doc_index import DocIndex, build_index
 from docling_evidence.meta import EvidenceChunk, EvidenceMeta, MemberRole
 from docling_evidence.serializer import EvidenceSerializerProvider, table_format_of
-from docling_evidence.split import Piece, Splitter, UnitParts
+from docling_evidence.split import Piece, Splitter, UnitParts, fragments, piece_budget
 from docling_evidence.table_format import TABLE_FORMATS, TableFormatName
 from docling_evidence.text_chunks import text_chunks
 from docling_evidence.tokenizer import bundled_tokenizer
@@ -217,7 +217,7 @@ class EvidenceChunker(BaseChunker):
         limit = self.max_tokens
         prefix = self._embed_prefix(headings)
         count = self.tokenizer.count_tokens
-        budget = limit - (count(prefix + "x") - count("x")) if prefix else limit
+        budget = piece_budget(count, limit, prefix)
         if budget < MIN_PIECE_BUDGET and headings:
             _log.warning(
                 "headings of %s leave too little room for the table: emitted without them", unit.table.self_ref
@@ -297,12 +297,10 @@ class EvidenceChunker(BaseChunker):
         """Cut a text chunk that HybridChunker left over the limit (its plain-text fallback can overshoot)."""
         prefix = self._embed_prefix(chunk.meta.headings)
         count = self.tokenizer.count_tokens
-        budget = self.max_tokens - (count(prefix + "x") - count("x")) if prefix else self.max_tokens
-        splitter = Splitter(count=count, fits=lambda t: count(prefix + t) <= self.max_tokens, budget=max(1, budget))
+        size = max(1, piece_budget(count, self.max_tokens, prefix))
         out: list[str] = []
-        size = max(1, budget)
         while True:
-            out = splitter.fragments(chunk.text, size)
+            out = fragments(chunk.text, size, count)
             if all(count(prefix + t) <= self.max_tokens for t in out) or size == 1:
                 break
             size = max(1, size - max(1, size // 16))

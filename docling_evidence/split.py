@@ -56,6 +56,56 @@ MIN_EXCERPT_TOKENS = 16
 """A dropped context paragraph comes back as an excerpt only if at least this many of its tokens fit."""
 
 
+def piece_budget(count: Callable[[str], int], limit: int, prefix: str = "") -> int:
+    """Tokens left for a piece's text when ``prefix`` is put in front of it (the "limit minus headings" budget).
+
+    ``prefix`` is what ``contextualize`` adds before the text (the headings and the delimiter). Its cost is measured
+    as the tokenizer counts it in front of a text (``count(prefix + "x") - count("x")``), so a tokenizer that adds
+    special tokens once per text does not pay for them twice. The result can be zero or negative when the prefix
+    alone fills the limit.
+    """
+    return limit - (count(prefix + "x") - count("x")) if prefix else limit
+
+
+def fragments(text: str, size: int, count: Callable[[str], int]) -> list[str]:
+    """Cut ``text`` into consecutive fragments of at most ``size`` tokens that concatenate back to ``text``.
+
+    semchunk cuts at the most meaningful boundary (paragraph, sentence, word); where it cannot (tiny sizes,
+    characters worth several tokens), fragments are cut by characters, as long as each still fits.
+    """
+    if not text:
+        return [text]
+    size = max(1, size)
+    if size >= SEMCHUNK_MIN_SIZE:
+        try:
+            _chunks, offsets = semchunk.chunk(text, chunk_size=size, token_counter=count, offsets=True)
+        except RecursionError:
+            offsets = []
+        if offsets:
+            starts = [0, *(start for start, _ in offsets[1:])]
+            ends = [*starts[1:], len(text)]
+            pieces = [text[s:e] for s, e in zip(starts, ends, strict=True)]
+            if all(count(p) <= size for p in pieces):
+                return pieces
+    return _char_fragments(text, size, count)
+
+
+def _char_fragments(text: str, size: int, count: Callable[[str], int]) -> list[str]:
+    pieces: list[str] = []
+    start = 0
+    while start < len(text):
+        lo, hi = start + 1, len(text)  # the longest prefix from ``start`` that fits (at least one character)
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if count(text[start:mid]) <= size:
+                lo = mid
+            else:
+                hi = mid - 1
+        pieces.append(text[start:lo])
+        start = lo
+    return pieces
+
+
 @dataclass(frozen=True)
 class UnitParts:
     """The rendered parts of one evidence unit, ready to be split.
@@ -131,6 +181,7 @@ class _Overhead:
     n_before: int
     footnotes: list[str]
     header: list[str]
+    fmt: TableFormat
     lead: list[str] = field(default_factory=list)
     tail: list[str] = field(default_factory=list)
 
@@ -151,6 +202,7 @@ class _Overhead:
             n_before=len(parts.context_before),
             footnotes=list(parts.footnotes),
             header=header,
+            fmt=parts.fmt,
         )
 
 
@@ -201,7 +253,7 @@ class Splitter:
         blocks.extend(oh.before)
         blocks.extend(lead)
         if rows:
-            fmt = self._fmt
+            fmt = oh.fmt
             header = list(rows[0].header) if rows[0].header is not None else oh.header
             lines = [*fmt.open_lines(), *header, *(it.text for it in rows), *fmt.close_lines()]
             blocks.append(LINE_DELIM.join(lines))
@@ -219,7 +271,7 @@ class Splitter:
         n_blocks = len(blocks) + sum(1 for it in payload if it.kind != "row")
         if rows:
             header = list(rows[0].header) if rows[0].header is not None else oh.header
-            frame = [*self._fmt.open_lines(), *header, *self._fmt.close_lines()]
+            frame = [*oh.fmt.open_lines(), *header, *oh.fmt.close_lines()]
             total += self._lines_cost(frame) + sum(it.tokens for it in rows) + self.line_join * len(rows)
             n_blocks += 1
         return total + self.join * max(0, n_blocks - 1)
@@ -303,41 +355,8 @@ class Splitter:
 
     # -- fragments --------------------------------------------------------------------------------------------------
     def fragments(self, text: str, size: int) -> list[str]:
-        """Cut ``text`` into consecutive fragments of at most ``size`` tokens that concatenate back to ``text``.
-
-        semchunk cuts at the most meaningful boundary (paragraph, sentence, word); where it cannot (tiny sizes,
-        characters worth several tokens), fragments are cut by characters, as long as each still fits.
-        """
-        if not text:
-            return [text]
-        size = max(1, size)
-        if size >= SEMCHUNK_MIN_SIZE:
-            try:
-                _chunks, offsets = semchunk.chunk(text, chunk_size=size, token_counter=self.tokens, offsets=True)
-            except RecursionError:
-                offsets = []
-            if offsets:
-                starts = [0, *(start for start, _ in offsets[1:])]
-                ends = [*starts[1:], len(text)]
-                pieces = [text[s:e] for s, e in zip(starts, ends, strict=True)]
-                if all(self.tokens(p) <= size for p in pieces):
-                    return pieces
-        return self._char_fragments(text, size)
-
-    def _char_fragments(self, text: str, size: int) -> list[str]:
-        pieces: list[str] = []
-        start = 0
-        while start < len(text):
-            lo, hi = start + 1, len(text)  # the longest prefix from ``start`` that fits (at least one character)
-            while lo < hi:
-                mid = (lo + hi + 1) // 2
-                if self.count(text[start:mid]) <= size:
-                    lo = mid
-                else:
-                    hi = mid - 1
-            pieces.append(text[start:lo])
-            start = lo
-        return pieces
+        """:func:`fragments` with this splitter's memoised counter."""
+        return fragments(text, size, self.tokens)
 
     # -- payload ----------------------------------------------------------------------------------------------------
     def _room(self, oh: _Overhead, header: Sequence[str] | None = None) -> int:
@@ -477,7 +496,6 @@ class Splitter:
         if parts.rows.header and not parts.rows.body:
             # header rows with nothing under them (e.g. after a header row became the caption) are the content
             parts = replace(parts, rows=replace(parts.rows, header=(), body=parts.rows.header))
-        self._fmt = parts.fmt
         rows = parts.rows
         all_cols = tuple(range(rows.num_cols))
         whole = _Overhead.of(parts, parts.fmt.header_lines(rows.header, all_cols) if rows.header else [])
@@ -500,23 +518,30 @@ class Splitter:
                     has_footnotes=bool(parts.footnotes),
                 )
             ]
-        full_budget = self.budget
-        try:
-            while True:
-                oh = self._overhead(parts)
-                stream: list[_Item] = self._text_items("lead", oh.lead, oh, caption=parts.caption)
-                for r in range(len(rows.body)):
-                    stream.extend(self._row_items(parts, oh, r))
-                stream.extend(self._text_items("tail", oh.tail, oh))
-                try:
-                    return self._pack(oh, stream)
-                except _Unsplittable:
-                    # a join cost more tokens than estimated for this tokenizer: plan again with a safety margin
-                    if self.budget <= 8:
-                        raise
-                    self.budget -= max(1, self.budget // 16)
-        finally:
-            self.budget = full_budget
+        planner = self
+        while True:
+            try:
+                return planner._plan(parts)
+            except _Unsplittable:
+                # a join cost more tokens than estimated for this tokenizer: plan again with a safety margin
+                if planner.budget <= 8:
+                    raise
+                planner = planner._with_budget(planner.budget - max(1, planner.budget // 16))
+
+    def _with_budget(self, budget: int) -> Splitter:
+        """The same splitter with another budget, sharing the token memo."""
+        other = Splitter(self.count, self.fits, budget)
+        other._cache = self._cache
+        return other
+
+    def _plan(self, parts: UnitParts) -> list[Piece]:
+        rows = parts.rows
+        oh = self._overhead(parts)
+        stream: list[_Item] = self._text_items("lead", oh.lead, oh, caption=parts.caption)
+        for r in range(len(rows.body)):
+            stream.extend(self._row_items(parts, oh, r))
+        stream.extend(self._text_items("tail", oh.tail, oh))
+        return self._pack(oh, stream)
 
     def _same_group(self, a: _Item, b: _Item) -> bool:
         if a.kind != "row" or b.kind != "row":

@@ -27,22 +27,45 @@ def prov(page: int, left: float, top: float, right: float, bottom: float) -> Pro
     )
 
 
-def table_data(header: Sequence[Sequence[str]], body: Sequence[Sequence[str]], row_header: bool = False) -> TableData:
-    """A TableData grid; header rows get ``column_header``, first body column ``row_header`` when asked."""
+def table_data(
+    header: Sequence[Sequence[str]],
+    body: Sequence[Sequence[str]],
+    row_header: bool = False,
+    *,
+    label_cols: int | None = None,
+    spans: Sequence[tuple[int, int, int, int]] = (),
+) -> TableData:
+    """A TableData grid: header rows get ``column_header``; the first ``label_cols`` body columns get ``row_header``
+    (``row_header=True`` is ``label_cols=1``).
+
+    ``spans`` are merged cells as ``(row, col, row_span, col_span)`` in grid coordinates (header rows first): the
+    cell at ``(row, col)`` covers the block and its text is the text of that slot; the other slots are not emitted.
+    """
     rows = [*header, *body]
     ncols = max((len(r) for r in rows), default=0)
+    n_labels = (1 if row_header else 0) if label_cols is None else label_cols
+    anchor_of: dict[tuple[int, int], tuple[int, int, int, int]] = {}
+    for r, c, rs, cs in spans:
+        for i in range(rs):
+            for j in range(cs):
+                anchor_of[(r + i, c + j)] = (r, c, rs, cs)
     cells = []
     for i, row in enumerate(rows):
         for j in range(ncols):
+            r0, c0, rs, cs = anchor_of.get((i, j), (i, j, 1, 1))
+            if (r0, c0) != (i, j):
+                continue
             cells.append(
                 TableCell(
                     text=row[j] if j < len(row) else "",
+                    row_span=rs,
+                    col_span=cs,
                     start_row_offset_idx=i,
-                    end_row_offset_idx=i + 1,
+                    end_row_offset_idx=i + rs,
                     start_col_offset_idx=j,
-                    end_col_offset_idx=j + 1,
+                    end_col_offset_idx=j + cs,
                     column_header=i < len(header),
-                    row_header=row_header and i >= len(header) and j == 0,
+                    row_header=i >= len(header) and j < n_labels,
                 )
             )
     return TableData(num_rows=len(rows), num_cols=ncols, table_cells=cells)

@@ -388,16 +388,8 @@ PAGE_W, PAGE_H = 612.0, 792.0
 
 def build_doc(spec: DocSpec) -> Any:
     """A ``DoclingDocument``: headings, context before, the table (caption and footnotes linked), context after."""
-    from docling_core.types.doc import (
-        BoundingBox,
-        CoordOrigin,
-        DocItemLabel,
-        DoclingDocument,
-        ProvenanceItem,
-        Size,
-        TableCell,
-        TableData,
-    )
+    from docling_core.types.doc import BoundingBox, CoordOrigin, DocItemLabel, DoclingDocument, ProvenanceItem, Size
+    from docs_builder import table_data
 
     doc = DoclingDocument(name="split-props")
     first = 1
@@ -426,34 +418,7 @@ def build_doc(spec: DocSpec) -> Any:
     caption = text_above(spec.caption, DocItemLabel.CAPTION) if spec.caption else None
 
     grid = spec.grid
-    n_header = len(grid.header)
-    rows = [*grid.header, *grid.body]
-    n_rows, n_cols = len(rows), grid.num_cols
-    covered: dict[tuple[int, int], tuple[int, int, int, int]] = {}
-    for r, c, rs, cs in grid.spans:
-        for i in range(rs):
-            for j in range(cs):
-                covered[(r + i, c + j)] = (r, c, rs, cs)
-    cells = []
-    for r in range(n_rows):
-        for c in range(n_cols):
-            r0, c0, rs, cs = covered.get((r, c), (r, c, 1, 1))
-            if (r0, c0) != (r, c):
-                continue
-            cells.append(
-                TableCell(
-                    text=rows[r][c],
-                    row_span=rs,
-                    col_span=cs,
-                    start_row_offset_idx=r,
-                    end_row_offset_idx=r + rs,
-                    start_col_offset_idx=c,
-                    end_col_offset_idx=c + cs,
-                    column_header=r < n_header,
-                    row_header=spec.row_headers and r >= n_header and c < grid.label_cols,
-                )
-            )
-    data = TableData(num_rows=n_rows, num_cols=n_cols, table_cells=cells)
+    data = table_data(grid.header, grid.body, label_cols=grid.label_cols if spec.row_headers else 0, spans=grid.spans)
     table_top = y["first"] - 10.0
     table = doc.add_table(data=data, prov=prov(first, table_top, 150.0))
     for page in range(first + 1, last + 1):  # the table continues on the next pages

@@ -26,7 +26,7 @@ from split_helpers import (
 )
 
 from docling_evidence import EvidenceChunker
-from docling_evidence.split import Splitter, UnitParts
+from docling_evidence.split import Splitter, UnitParts, piece_budget
 from docling_evidence.table_format import TABLE_FORMATS
 from docling_evidence.table_rows import TableRows, table_rows
 
@@ -45,7 +45,7 @@ def _splitter(tokenizer, headings: list[str]) -> tuple[Splitter, str]:
     limit = tokenizer.get_max_tokens()
     count = tokenizer.count_tokens
     prefix = "\n".join(headings) + "\n" if headings else ""
-    budget = limit - (count(prefix + "x") - count("x")) if prefix else limit
+    budget = piece_budget(count, limit, prefix)
     return Splitter(count=count, fits=lambda text: count(prefix + text) <= limit, budget=budget), prefix
 
 
@@ -173,7 +173,7 @@ def test_chunker_properties(kind: str, spec: DocSpec, max_tokens: int, fmt: str 
     if header and tfmt.header_lines(header, all_cols):
         headings = pieces[0].meta.headings
         prefix = chunker.delim.join(headings) + chunker.delim if headings else ""
-        budget = max_tokens - (count(prefix + "x") - count("x")) if prefix else max_tokens
+        budget = piece_budget(count, max_tokens, prefix)
         block = header_block(tfmt, header, rows.num_cols)
         if count(block) <= budget // 2:
             for k, p in enumerate(pieces):
