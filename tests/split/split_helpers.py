@@ -13,12 +13,16 @@ from typing import Any
 
 import pytest
 from docling_core.transforms.chunker.tokenizer.base import BaseTokenizer
+from hypothesis import event
 from hypothesis import strategies as st
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 TOKENIZER_KINDS = ("bundled", "tiktoken", "whitespace")
 """The tokenizers every property runs with."""
+
+SEED = int(os.environ.get("SPLIT_HYPOTHESIS_SEED") or random.SystemRandom().randrange(2**32))
+"""This run's hypothesis seed (property tests use ``@seed(SEED)``): new examples every run, printed on failure."""
 
 
 # -- tokenizers --------------------------------------------------------------------------------------------------------
@@ -171,14 +175,32 @@ class Grid:
         return len(rows[0]) if rows else 0
 
 
+LARGE_ROWS = 100
+"""A "large" table has at least this many body rows."""
+
+WIDE_COLS = 12
+"""A "wide" table has at least this many columns."""
+
+
 @st.composite
-def grids(draw: st.DrawFn, max_rows: int = 500, max_cols: int = 30, merges: bool = True) -> Grid:
-    """A random table: 0..max_rows body rows (mostly few), 1..max_cols columns, 0..3 header rows, merged cells."""
-    # most tables are small; about one in ten is wide (up to max_cols) and one in ten long (up to max_rows)
-    n_cols = draw(st.integers(1, max_cols) if draw(st.integers(0, 9)) == 9 else st.integers(1, 6))
+def grids(draw: st.DrawFn, max_rows: int = 400, max_cols: int = 40, merges: bool = True) -> Grid:
+    """A random table: 0..max_rows body rows, 1..max_cols columns, 0..3 header rows, merged cells.
+
+    Most tables are small; one in five is large (``LARGE_ROWS``..max_rows body rows) and one in five wide
+    (``WIDE_COLS``..max_cols columns), independently, so about one in 25 is both.
+    """
+    n_cols = draw(st.integers(WIDE_COLS, max_cols) if draw(st.integers(0, 4)) == 4 else st.integers(1, 6))
     n_header = draw(st.integers(0, 3))
     size_class = draw(st.integers(0, 9))
-    n_body = draw(st.integers(0, max_rows if size_class == 9 else 40 if size_class >= 6 else 6))
+    n_body = draw(
+        st.integers(LARGE_ROWS, max_rows)
+        if size_class >= 8
+        else st.integers(7, 40)
+        if size_class >= 6
+        else st.integers(0, 6)
+    )
+    event(f"body rows: {'100+' if n_body >= LARGE_ROWS else '7-40' if n_body > 6 else '0-6'}")
+    event(f"columns: {'12+' if n_cols >= WIDE_COLS else '1-6'}")
     n_rows = n_header + n_body
     if n_rows * n_cols <= 400:
         cells = [[draw(cell_texts) for _ in range(n_cols)] for _ in range(n_rows)]

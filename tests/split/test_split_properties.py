@@ -8,9 +8,10 @@ on a ``DoclingDocument`` built with docling-core's API. Example counts come from
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given, seed, settings
 from hypothesis import strategies as st
 from split_helpers import (
+    SEED,
     TOKENIZER_KINDS,
     DocSpec,
     Grid,
@@ -66,6 +67,7 @@ def unit_parts(draw: st.DrawFn) -> tuple[UnitParts, Grid]:
 
 @pytest.mark.parametrize("kind", TOKENIZER_KINDS)
 @given(data=unit_parts(), max_tokens=MAX_TOKENS, headings=headings_lists)
+@seed(SEED)
 @settings(max_examples=settings.default.max_examples)
 def test_splitter_properties(kind: str, data: tuple[UnitParts, Grid], max_tokens: int, headings: list[str]) -> None:
     parts, grid = data
@@ -124,6 +126,7 @@ def _whole_row_pieces(ranges: list[tuple[int, int]]) -> list[bool]:
 
 @pytest.mark.parametrize("kind", TOKENIZER_KINDS)
 @given(spec=doc_specs(), max_tokens=MAX_TOKENS, fmt=st.sampled_from([None, "markdown", "html", "triplets"]))
+@seed(SEED)
 @settings(max_examples=max(5, settings.default.max_examples // 2))
 def test_chunker_properties(kind: str, spec: DocSpec, max_tokens: int, fmt: str | None) -> None:
     doc = build_doc(spec)
