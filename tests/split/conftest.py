@@ -20,7 +20,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 # the test modules import their strategies and checkers from split_helpers.py beside this file
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from split_helpers import SEED  # noqa: E402
+from split_helpers import SEED
 
 _HEALTH = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
 # ci does not shrink: a failure is reported at once (shrinking a 500-row table can take many minutes); reproduce it
@@ -40,7 +40,8 @@ settings.register_profile(
     suppress_health_check=_HEALTH,
     print_blob=True,
 )
-settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "ci")
+settings.load_profile(PROFILE)
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -49,6 +50,4 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     outcome = yield
     report = outcome.get_result()
     if report.failed:
-        report.sections.append(
-            ("hypothesis seed", f"reproduce with SPLIT_HYPOTHESIS_SEED={SEED} (profile {os.environ.get('HYPOTHESIS_PROFILE', 'ci')})")
-        )
+        report.sections.append(("hypothesis seed", f"reproduce with SPLIT_HYPOTHESIS_SEED={SEED} (profile {PROFILE})"))
