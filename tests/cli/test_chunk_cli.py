@@ -52,9 +52,16 @@ def test_json_and_md_formats_and_output_file(runner: CliRunner, example_json: Pa
     assert md.stdout == ""
     text = out.read_text(encoding="utf-8")
     assert text.startswith("# annual_report.json")
-    assert text.count("## Chunk ") == len(_records(jsonl.stdout))
     assert "**Caption:** Table 1: Financial highlights" in text
     assert [p.name for p in tmp_path.iterdir()] == ["chunks.md"]  # no temp file left behind
+
+    records = _records(jsonl.stdout)
+    units = {r["meta"]["unit_id"] for r in records if r["meta"]["kind"] == "table"}
+    texts = sum(r["meta"]["kind"] == "text" for r in records)
+    assert text.count("## Chunk ") == texts + len(units)  # one piece per table unit by default
+    full = runner.invoke(app, ["chunk", str(example_json), "-f", "md", "--all"])
+    assert full.exit_code == 0, full.stderr
+    assert full.stdout.count("## Chunk ") == len(records)
 
 
 def test_max_tokens_and_tokenizer_path(runner: CliRunner, example_json: Path) -> None:
