@@ -18,6 +18,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
@@ -28,6 +29,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from docling_evidence.cli_common import (
+    STOP_EXIT_CODES,
     Stopped,
     collect_warnings,
     error,
@@ -192,15 +194,26 @@ def _outcomes(files: list[Path], settings: ChunkSettings, jobs: int) -> Iterator
 def _results(files: list[Path], futures: list[Future[FileOutcome]]) -> Iterator[FileOutcome]:
     for path, future in zip(files, futures, strict=True):
         try:
-            yield future.result()
+            yield _wait(future)
         except Exception as exc:  # a worker died (out of memory, killed): report the file, go on
             yield FileOutcome(str(path), error=f"{path}: worker process failed: {type(exc).__name__}: {exc}")
 
 
+def _wait(future: Future[FileOutcome]) -> FileOutcome:
+    """``future.result()`` in short waits: the OS may deliver SIGINT/SIGTERM to one of the pool's helper threads,
+    and Python runs the handler only when the main thread next runs, so a wait without timeout would hold a stop
+    request until the file finished."""
+    while True:
+        try:
+            return future.result(timeout=0.2)
+        except FutureTimeout:
+            continue
+
+
 def _end_pool(pool: ProcessPoolExecutor) -> None:
     """Cancel what has not started and end the workers now (SIGTERM, then SIGKILL after a second)."""
+    processes = list((getattr(pool, "_processes", None) or {}).values())  # shutdown() forgets them
     pool.shutdown(wait=False, cancel_futures=True)
-    processes = list((getattr(pool, "_processes", None) or {}).values())
     for process in processes:
         with contextlib.suppress(Exception):
             process.terminate()
@@ -369,7 +382,7 @@ def _chunk(
     failed = len(expanded.errors)
     files = expanded.files
     n_ok = n_chunks = n_table = 0
-    start = time.perf_counter()
+    start = time.perf_counter()  # reset once the tokenizer is loaded: the summary's rate is about the files
 
     def summary() -> str:
         elapsed = time.perf_counter() - start
@@ -383,6 +396,7 @@ def _chunk(
         err.print(f"[yellow]{escape(summary())}; {failed} input(s) failed[/]")
         raise typer.Exit(1)
     limit = max_tokens_of(_check_settings(settings))
+    start = time.perf_counter()
 
     def run(stream: TextIO) -> None:
         nonlocal failed, n_ok, n_chunks, n_table
@@ -574,7 +588,17 @@ def example(
 def main() -> None:
     """Entry point of the ``docling-evidence`` console script."""
     _quiet_environment()
-    app()
+    try:
+        app()
+    except SystemExit as exc:
+        if exc.code in STOP_EXIT_CODES:
+            # Stopped by a signal, with temp files removed and workers ended: leave now. A normal interpreter exit
+            # first garbage-collects the loaded tokenizer and Docling modules, which takes seconds on a busy machine.
+            for stream in (sys.stdout, sys.stderr):
+                with contextlib.suppress(Exception):
+                    stream.flush()
+            os._exit(exc.code)
+        raise
 
 
 if __name__ == "__main__":

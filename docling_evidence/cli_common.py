@@ -73,6 +73,9 @@ class Stopped(BaseException):
 STOP_SIGNALS: tuple[signal.Signals, ...] = (signal.SIGINT, signal.SIGTERM)
 """The signals that stop a command cleanly (temp files removed, previous output untouched)."""
 
+STOP_EXIT_CODES: frozenset[int] = frozenset(128 + s for s in STOP_SIGNALS)
+"""130 and 143: the exit codes of a command stopped by SIGINT or SIGTERM."""
+
 
 def _raise_stopped(signum: int, _frame: FrameType | None) -> None:
     for sig in STOP_SIGNALS:  # one request is enough: a second one must not interrupt the cleanup
