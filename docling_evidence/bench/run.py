@@ -93,14 +93,14 @@ class TokenEnds:
     def __init__(self) -> None:
         from docling_evidence.tokenizer import bundled_tokenizer
 
-        self._hf = bundled_tokenizer().get_tokenizer()
+        self._hf = bundled_tokenizer().get_tokenizer()  # a tokenizers.Tokenizer (truncation and padding off)
         self._cache: dict[str, list[int]] = {}
 
     def __call__(self, text: str) -> list[int]:
         ends = self._cache.get(text)
         if ends is None:
-            enc = self._hf(text, add_special_tokens=False, return_offsets_mapping=True)
-            ends = [int(e) for _, e in enc["offset_mapping"]]
+            enc = self._hf.encode(text, add_special_tokens=False)
+            ends = [int(e) for _, e in enc.offsets]
             self._cache[text] = ends
         return ends
 
