@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from docling_evidence.safe_write import write_text
+
 if TYPE_CHECKING:
     from docling_core.transforms.chunker.base import BaseChunker
     from docling_core.types.doc import DocItem, DoclingDocument
@@ -399,6 +401,7 @@ def write_report(path: str | Path, output: str | Path, chunker: BaseChunker | No
 
     Raises:
         InputError: when ``path`` cannot be read or converted.
+        OutputError: when ``output`` may not be written (it is ``path``, a folder, in a missing folder).
     """
     from docling_evidence.convert import _default_chunker, chunk_document, convert_path
 
@@ -406,5 +409,4 @@ def write_report(path: str | Path, output: str | Path, chunker: BaseChunker | No
     chunker = chunker or _default_chunker()
     doc = convert_path(path)
     chunks = chunk_document(doc, chunker)
-    output.write_text(render_report(doc, chunks, chunker, source=path.name), encoding="utf-8")
-    return output
+    return write_text(output, render_report(doc, chunks, chunker, source=path.name), inputs=[path])
