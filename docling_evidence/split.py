@@ -1,22 +1,28 @@
-"""Split an evidence unit into pieces that each fit the tokenizer's limit, by rows, then columns, then inside a cell.
+"""Split an evidence unit into pieces that each fit the tokenizer's limit: by rows, by columns, inside a cell.
 
-Every piece is ``caption + context before + [table: header rows + a run of whole body rows] + footnotes + context
-after``. The parts repeated in every piece (the *overhead*: caption, context, header, footnotes) leave room for rows:
-a quarter of the budget, or two of the widest rows up to half of it (``Splitter.overhead_limit``). When they need
-more, they are reduced in this order:
+A unit that fits is one piece: ``caption + context before + table + footnotes + context after``. A unit that does not
+fit is split so that every piece stays dense in rows:
 
-1. context paragraphs are dropped, the least important first (``UnitParts.context_rank``: a paragraph naming the
-   table ranks highest), and the most important dropped one comes back as an excerpt (its first tokens) when at
-   least ``MIN_EXCERPT_TOKENS`` of it fit;
-2. footnotes stop being repeated and are emitted once, after the last row;
-3. the repeated caption is shortened to its first tokens (the first piece still starts with the full caption,
-   or, when even that does not fit, the full caption gets pieces of its own before the rows);
-4. the header rows stop being repeated and are emitted once, before the first row.
+- the **caption** and the table's **header** are repeated in every piece (the header of the columns the piece shows);
+  the **footnotes** too while they leave room for rows;
+- **context is not repeated**: a context text that names a row (its label, or a number no other row holds, see
+  :mod:`docling_evidence.row_affinity`) goes into the piece holding that row (the first one it names); the rest, the
+  general context, goes once per unit, into the first piece (the most important first when it needs more than one);
+- rows are packed in order, as many whole rows per piece as fit.
 
-A row wider than what is left is split by columns, repeating its row-label cells and the header of those columns;
-a single cell longer than that is split inside the cell (semchunk), each fragment under its row and column labels.
-Nothing is lost: every body row appears exactly once, in order (as a whole line, or as column groups / cell fragments
-that reassemble to it), and every caption, header and footnote text appears at least once.
+When a header row plus a body row does not fit (a wide table), the table is split **by columns**: the columns are
+cut into groups, every group repeats the row-label columns, and each group is a table of its own (its header, then
+its rows, packed by rows). A header cell is never cut unless the cell alone is longer than a piece. A single row
+still too wide for its group is split by columns inside the group, and a single cell longer than a piece is split
+inside the cell (semchunk), each fragment under its row and column labels.
+
+``repeat_table_header`` and ``omit_header_on_overflow`` mean what they mean in docling-core's ``HybridChunker``:
+with ``repeat_table_header=False`` the header is shown once, in the first piece of the table (of each column group);
+with ``omit_header_on_overflow=True`` a row that does not fit beside the header goes out without it (the table is
+not split by columns), and the header then still gets a piece of its own.
+
+Nothing is lost: every body cell appears exactly once (in a whole row line, a column group or as fragments that
+reassemble to it), in order, and every caption, header, footnote and context text appears at least once.
 
 Token counts: each line and paragraph is counted once and counts are added (plus a per-join allowance measured for
 the tokenizer), so splitting stays linear in the table's size; each finished piece is then checked exactly with
@@ -32,6 +38,7 @@ from typing import Literal
 
 import semchunk
 
+from docling_evidence.row_affinity import named_rows
 from docling_evidence.table_format import TableFormat
 from docling_evidence.table_rows import TableRows
 
@@ -44,7 +51,7 @@ LINE_DELIM = "\n"
 """Between the lines of the table block."""
 
 ELLIPSIS = " …"
-"""Marks a shortened repeated caption or a context excerpt."""
+"""Marks a shortened repeated caption."""
 
 SEMCHUNK_MIN_SIZE = 8
 """Below this many tokens a text is cut by characters instead of by semchunk (which can recurse without end there)."""
@@ -52,8 +59,8 @@ SEMCHUNK_MIN_SIZE = 8
 CACHE_MAX_ENTRIES = 2_000_000
 """Memoised token counts per splitter (one splitter per unit): enough for every line of a very large table."""
 
-MIN_EXCERPT_TOKENS = 16
-"""A dropped context paragraph comes back as an excerpt only if at least this many of its tokens fit."""
+WIDEST_SAMPLE = 3
+"""Column groups are sized on this many of the widest rows; a row still too wide is split inside its group."""
 
 
 def piece_budget(count: Callable[[str], int], limit: int, prefix: str = "") -> int:
@@ -110,10 +117,11 @@ def _char_fragments(text: str, size: int, count: Callable[[str], int]) -> list[s
 class UnitParts:
     """The rendered parts of one evidence unit, ready to be split.
 
-    ``context_before`` and ``context_after`` are in reading order. ``context_rank`` gives, for each paragraph of
-    ``context_before + context_after``, its priority (0 = most important, e.g. the paragraph naming the table);
-    when the context must shrink, the least important paragraph goes first. Without ranks, the paragraphs farthest
-    from the table go first.
+    ``context_before`` and ``context_after`` are in reading order. ``context_rank`` gives, for each text of
+    ``context_before + context_after``, its priority (0 = most important, e.g. the paragraph naming the table): the
+    general context of a split unit goes into its first piece most important first. ``context_rows`` gives, for each
+    text, the body rows it names (its piece is the one holding the first of them; ``()``: general context); None
+    (default) lets :func:`docling_evidence.row_affinity.named_rows` decide.
     """
 
     caption: str
@@ -123,14 +131,26 @@ class UnitParts:
     rows: TableRows
     fmt: TableFormat
     context_rank: tuple[int, ...] | None = None
+    context_rows: tuple[tuple[int, ...], ...] | None = None
 
-    def drop_order(self) -> list[int]:
-        """Indices into ``context_before + context_after``, least important first."""
-        n_before, n = len(self.context_before), len(self.context_before) + len(self.context_after)
-        if self.context_rank is not None and len(self.context_rank) == n:
-            return sorted(range(n), key=lambda i: (-self.context_rank[i], i))  # type: ignore[index]
-        distance = [n_before - i if i < n_before else i - n_before + 1 for i in range(n)]
-        return sorted(range(n), key=lambda i: (-distance[i], i))
+    @property
+    def context(self) -> tuple[str, ...]:
+        """``context_before + context_after``: what the indices of ``Piece.kept_context`` refer to."""
+        return (*self.context_before, *self.context_after)
+
+    def general_order(self, general: Sequence[int]) -> list[int]:
+        """The general context indices in the order they fill the first piece: by rank, then in reading order."""
+        rank = self.context_rank
+        if rank is not None and len(rank) == len(self.context):
+            return sorted(general, key=lambda i: (rank[i], i))
+        return sorted(general)
+
+    def rows_named(self) -> tuple[tuple[int, ...], ...]:
+        """For each context text, the body rows it names (``context_rows``, or computed)."""
+        n = len(self.context)
+        if self.context_rows is not None and len(self.context_rows) == n:
+            return self.context_rows
+        return named_rows(self.context, self.rows)
 
 
 @dataclass(frozen=True)
@@ -140,13 +160,14 @@ class Piece:
     Attributes:
         text: the piece's text (what ``chunk.text`` holds).
         rows: the half-open range of body rows the piece holds (empty range for a piece with no rows).
-        cols: the columns rendered, when a row was split by columns (None: all columns).
+        cols: the columns rendered when the table or a row was split by columns (None: all columns).
         fragment: ``(column, index, count)`` when the piece holds one fragment of a cell split inside.
         cell_text: the fragment's exact text (a substring of the cell) when ``fragment`` is set.
-        kept_context: indices into the unit's ``context_before + context_after`` of the paragraphs the piece holds
-            (in full or as an excerpt).
+        kept_context: indices into the unit's ``context_before + context_after`` of the texts the piece holds (in
+            full or a fragment of one).
         has_caption: whether the piece shows the caption (in full or shortened).
         has_footnotes: whether the piece shows the footnotes.
+        has_header: whether the piece's table block starts with header lines.
     """
 
     text: str
@@ -157,70 +178,75 @@ class Piece:
     kept_context: tuple[int, ...] = ()
     has_caption: bool = True
     has_footnotes: bool = True
+    has_header: bool = False
+
+
+Kind = Literal["row", "lead", "tail"]
 
 
 @dataclass
 class _Item:
-    """A payload item: a body row line, or a once-only text block (placed before or after the table)."""
+    """A payload item: a body row line (or part of one), or a once-only text block placed before ("lead") or after
+    ("tail") the table block of its piece."""
 
-    kind: Literal["row", "lead", "tail"]
+    kind: Kind
     text: str
     tokens: int
     row: int = -1
     cols: tuple[int, ...] | None = None
     fragment: tuple[int, int, int] | None = None
     cell_text: str | None = None
-    header: tuple[str, ...] | None = None  # header lines of a column group (None: the shared header)
+    header: tuple[str, ...] = ()  # the header lines this row is shown under, when it starts a piece
+    group: object = None  # rows pack together only with rows of the same group (None: never with another row)
     is_caption: bool = False  # the full caption, emitted once when the repeated one is shortened
+    is_footnote: bool = False  # a footnote emitted once
+    ctx: int | None = None  # index of the context text this item shows
+    sticky: bool = False  # keep in the piece of the next item (context placed with its row)
 
 
 @dataclass
 class _Overhead:
+    """What every piece repeats, and the once-only texts the reduction moved out of it."""
+
     caption: str
-    context: dict[int, str]  # index into context_before + context_after -> the text shown (maybe an excerpt)
-    n_before: int
     footnotes: list[str]
-    header: list[str]
     fmt: TableFormat
     lead: list[str] = field(default_factory=list)
     tail: list[str] = field(default_factory=list)
-
-    @property
-    def before(self) -> list[str]:
-        return [self.context[i] for i in sorted(self.context) if i < self.n_before]
-
-    @property
-    def after(self) -> list[str]:
-        return [self.context[i] for i in sorted(self.context) if i >= self.n_before]
-
-    @staticmethod
-    def of(parts: UnitParts, header: list[str]) -> _Overhead:
-        context = dict(enumerate((*parts.context_before, *parts.context_after)))
-        return _Overhead(
-            caption=parts.caption,
-            context=context,
-            n_before=len(parts.context_before),
-            footnotes=list(parts.footnotes),
-            header=header,
-            fmt=parts.fmt,
-        )
 
 
 class Splitter:
     """Splits :class:`UnitParts` into :class:`Piece` objects that each satisfy ``fits``.
 
+    A splitter holds settings and a memo of token counts, nothing else: ``split`` can be called on any number of
+    units, in any order, with the same results.
+
     Args:
         count: token count of a text, as the chunker's tokenizer counts it.
         fits: exact check that a piece text, contextualized as the chunker does, is within the limit.
-        budget: tokens available for a piece's text (``max_tokens`` minus what contextualize adds).
+        budget: tokens available for a piece's text (:func:`piece_budget`).
+        repeat_table_header: repeat the header in every piece (default); False shows it once per table (per column
+            group), as HybridChunker's field of that name.
+        omit_header_on_overflow: a row that does not fit beside the header goes out without it instead of the table
+            being split by columns (only with ``repeat_table_header``), as HybridChunker's field of that name.
     """
 
-    def __init__(self, count: Callable[[str], int], fits: Callable[[str], bool], budget: int) -> None:
+    def __init__(
+        self,
+        count: Callable[[str], int],
+        fits: Callable[[str], bool],
+        budget: int,
+        *,
+        repeat_table_header: bool = True,
+        omit_header_on_overflow: bool = False,
+    ) -> None:
         if budget <= 0:
             raise ValueError(f"token budget must be positive, got {budget}")
         self.count = count
         self.fits = fits
         self.budget = budget
+        self.repeat_table_header = repeat_table_header
+        self.omit_header_on_overflow = omit_header_on_overflow
         self._cache: dict[str, int] = {}
         self.join = max(0, count("a" + BLOCK_DELIM + "b") - count("a") - count("b"))
         self.line_join = max(0, count("a" + LINE_DELIM + "b") - count("a") - count("b"))
@@ -241,90 +267,69 @@ class Splitter:
     def _blocks_cost(self, blocks: Sequence[str]) -> int:
         return sum(self.tokens(b) for b in blocks) + self.join * max(0, len(blocks) - 1)
 
+    def fragments(self, text: str, size: int) -> list[str]:
+        """:func:`fragments` with this splitter's memoised counter."""
+        return fragments(text, size, self.tokens)
+
+    def _prefix(self, text: str, max_tokens: int) -> str:
+        if max_tokens <= 0:
+            return ""
+        first = self.fragments(text, max_tokens)[0]
+        return first if self.tokens(first) <= max_tokens else ""
+
     # -- rendering --------------------------------------------------------------------------------------------------
+    @staticmethod
+    def _caption_of(oh: _Overhead, payload: Sequence[_Item]) -> str:
+        return "" if any(it.is_caption for it in payload) else oh.caption
+
     def _render(self, oh: _Overhead, payload: Sequence[_Item]) -> str:
         rows = [it for it in payload if it.kind == "row"]
-        lead = [it.text for it in payload if it.kind == "lead"]
-        tail = [it.text for it in payload if it.kind == "tail"]
         blocks: list[str] = []
-        cap = "" if any(it.is_caption for it in payload) else oh.caption
+        cap = self._caption_of(oh, payload)
         if cap:
             blocks.append(cap)
-        blocks.extend(oh.before)
-        blocks.extend(lead)
+        blocks.extend(it.text for it in payload if it.kind == "lead")
         if rows:
             fmt = oh.fmt
-            header = list(rows[0].header) if rows[0].header is not None else oh.header
-            lines = [*fmt.open_lines(), *header, *(it.text for it in rows), *fmt.close_lines()]
+            lines = [*fmt.open_lines(), *rows[0].header, *(it.text for it in rows), *fmt.close_lines()]
             blocks.append(LINE_DELIM.join(lines))
         blocks.extend(oh.footnotes)
-        blocks.extend(tail)
-        blocks.extend(oh.after)
+        blocks.extend(it.text for it in payload if it.kind == "tail")
         return BLOCK_DELIM.join(b for b in blocks if b)
 
     def _estimate(self, oh: _Overhead, payload: Sequence[_Item]) -> int:
         rows = [it for it in payload if it.kind == "row"]
-        cap = "" if any(it.is_caption for it in payload) else oh.caption
+        cap = self._caption_of(oh, payload)
         blocks = [cap] if cap else []
-        blocks += oh.before + oh.footnotes + oh.after
-        total = self._blocks_cost(blocks) + sum(it.tokens for it in payload if it.kind != "row")
-        n_blocks = len(blocks) + sum(1 for it in payload if it.kind != "row")
+        blocks += oh.footnotes
+        texts = [it for it in payload if it.kind != "row" and it.text]
+        total = self._blocks_cost(blocks) + sum(it.tokens for it in texts)
+        n_blocks = len(blocks) + len(texts)
         if rows:
-            header = list(rows[0].header) if rows[0].header is not None else oh.header
-            frame = [*oh.fmt.open_lines(), *header, *oh.fmt.close_lines()]
+            frame = [*oh.fmt.open_lines(), *rows[0].header, *oh.fmt.close_lines()]
             total += self._lines_cost(frame) + sum(it.tokens for it in rows) + self.line_join * len(rows)
             n_blocks += 1
         return total + self.join * max(0, n_blocks - 1)
 
+    def _room(self, oh: _Overhead, header: Sequence[str] = ()) -> int:
+        """Tokens left for row lines in a piece showing ``header`` and the overhead."""
+        return self.budget - self._estimate(oh, [_Item("row", "", 0, header=tuple(header))])
+
     # -- overhead ---------------------------------------------------------------------------------------------------
-    def _overhead(self, parts: UnitParts) -> _Overhead:
-        """The repeated overhead, reduced in the documented order until it leaves room for rows.
+    def _reduce(self, parts: UnitParts, header: Sequence[str], limit: int) -> _Overhead:
+        """The repeated overhead (caption, footnotes), reduced until, with ``header``, it needs at most ``limit``.
 
-        Steps 1-3 are tried with the header repeated. Only if even a fully shortened caption leaves no room, and the
-        header needs more than half the budget, is the header emitted once instead; then steps 1-3 are redone
-        without it, so caption, footnotes and context get back the room the header held.
+        First the footnotes stop being repeated (emitted once, after the last row); then the repeated caption is
+        shortened to its first tokens (the full caption is emitted once, before the first row).
         """
-        all_cols = tuple(range(parts.rows.num_cols))
-        header = parts.fmt.header_lines(parts.rows.header, all_cols) if parts.rows.header else []
-        limit = self.overhead_limit(parts)
-        oh = self._reduce(parts, header, limit)
-        # a header that fits in half the budget is always repeated (rows then split by columns if they must)
-        if header and self._overhead_cost(oh) > limit and self._lines_cost(header) > self.budget // 2:
-            oh = self._reduce(parts, [], limit)
-            oh.lead = [*oh.lead, LINE_DELIM.join(header)]
-        return oh
-
-    def _overhead_cost(self, oh: _Overhead) -> int:
-        return self._estimate(oh, [_Item("row", "", 0, header=None)])
-
-    def _reduce(self, parts: UnitParts, header: list[str], limit: int) -> _Overhead:
-        oh = _Overhead.of(parts, header)
+        oh = _Overhead(caption=parts.caption, footnotes=list(parts.footnotes), fmt=parts.fmt)
 
         def cost() -> int:
-            return self._overhead_cost(oh)
+            return self.budget - self._room(oh, header)
 
-        # 1. context, least important first ...
-        dropped: list[int] = []
-        for i in parts.drop_order():
-            if cost() <= limit:
-                break
-            dropped.append(i)
-            del oh.context[i]
-        # ... then the most important dropped paragraph comes back as an excerpt if there is room for one
-        if dropped:
-            i = dropped[-1]
-            room = limit - cost() - self.join - self.tokens(ELLIPSIS)
-            full = (*parts.context_before, *parts.context_after)[i]
-            excerpt = self._prefix(full, room) if room >= MIN_EXCERPT_TOKENS else ""
-            if excerpt:
-                oh.context[i] = excerpt + ELLIPSIS
-                if cost() > limit:  # a join cost more than estimated
-                    del oh.context[i]
-        # 2. footnotes emitted once after the rows
         if cost() > limit and oh.footnotes:
             oh.tail = oh.footnotes
             oh.footnotes = []
-        # 3. shortened repeated caption (the full one is emitted once, before the rows)
         if cost() > limit and oh.caption:
             full = oh.caption
             room = limit - (cost() - self.tokens(full))
@@ -333,78 +338,92 @@ class Splitter:
             oh.lead = [full]
         return oh
 
-    def overhead_limit(self, parts: UnitParts) -> int:
-        """Tokens the repeated overhead may use: what is left after room for rows.
+    def overhead_limit(self, widest: int) -> int:
+        """Tokens the repeated overhead (with the header) may use, given the widest row line.
 
-        Rows get at least a quarter of the budget, and room for two of the widest rows up to half the budget; so the
-        overhead may use between half and three quarters of the budget, and header rows that fit in half the budget
-        are always repeated.
+        Rows get at least a quarter of the budget, and room for two of the widest rows up to half the budget.
         """
-        rows = parts.rows
-        cols = tuple(range(rows.num_cols))
-        widest = max(
-            (self.tokens(parts.fmt.row_line(r, cols, rows.header, rows.label_cols)) for r in rows.body), default=0
-        )
         return self.budget - max(min(2 * widest, self.budget // 2), self.budget // 4)
 
-    def _prefix(self, text: str, max_tokens: int) -> str:
-        if max_tokens <= 0:
-            return ""
-        first = self.fragments(text, max_tokens)[0]
-        return first if self.tokens(first) <= max_tokens else ""
-
-    # -- fragments --------------------------------------------------------------------------------------------------
-    def fragments(self, text: str, size: int) -> list[str]:
-        """:func:`fragments` with this splitter's memoised counter."""
-        return fragments(text, size, self.tokens)
-
-    # -- payload ----------------------------------------------------------------------------------------------------
-    def _room(self, oh: _Overhead, header: Sequence[str] | None = None) -> int:
-        probe = _Item("row", "", 0, header=tuple(header) if header is not None else None)
-        return self.budget - self._estimate(oh, [probe])
-
+    # -- text items -------------------------------------------------------------------------------------------------
     def _text_items(
-        self, kind: Literal["lead", "tail"], texts: Sequence[str], oh: _Overhead, caption: str = ""
+        self,
+        kind: Literal["lead", "tail"],
+        text: str,
+        oh: _Overhead,
+        *,
+        is_caption: bool = False,
+        is_footnote: bool = False,
+        ctx: int | None = None,
+        sticky: bool = False,
     ) -> list[_Item]:
+        """One once-only text, cut into fragments when it does not fit a piece beside the repeated overhead."""
         room = self.budget - self._estimate(oh, []) - self.join
-        items: list[_Item] = []
-        for text in texts:
-            n = self.tokens(text)
-            is_caption = bool(caption) and text == caption
-            if n <= room + (self.tokens(oh.caption) + self.join if is_caption and oh.caption else 0):
-                items.append(_Item(kind, text, n, is_caption=is_caption))
-            else:
-                for frag in self.fragments(text, room):
-                    items.append(_Item(kind, frag, self.tokens(frag)))
+        n = self.tokens(text)
+        # the full caption replaces the shortened one in its piece: it may use that room too
+        extra = self.tokens(oh.caption) + self.join if is_caption and oh.caption else 0
+        texts = [text] if n <= room + extra else self.fragments(text, room)
+        items = [
+            _Item(kind, t, self.tokens(t), is_caption=is_caption and len(texts) == 1, is_footnote=is_footnote, ctx=ctx)
+            for t in texts
+        ]
+        if sticky and items:
+            items[-1].sticky = True
         return items
 
-    def _row_items(self, parts: UnitParts, oh: _Overhead, r: int) -> list[_Item]:
-        rows, fmt = parts.rows, parts.fmt
-        row = rows.body[r]
-        all_cols = tuple(range(rows.num_cols))
-        line = fmt.row_line(row, all_cols, rows.header, rows.label_cols)
-        n = self.tokens(line)
-        if n <= self._room(oh):
-            return [_Item("row", line, n, row=r)]
-        return self._column_items(parts, oh, r)
+    def _header_items(self, parts: UnitParts, oh: _Overhead, cols: Sequence[int]) -> list[_Item]:
+        """The header of ``cols`` shown on its own, as header-only tables of column groups that fit a piece (a cell
+        is cut only when it alone is longer than a piece)."""
+        fmt, header_rows = parts.fmt, parts.rows.header
+        room = self.budget - self._estimate(oh, []) - self.join
+        items: list[_Item] = []
+        group: list[int] = []
 
+        def block(group_cols: Sequence[int]) -> str:
+            lines = [*fmt.open_lines(), *fmt.header_lines(header_rows, group_cols), *fmt.close_lines()]
+            return LINE_DELIM.join(lines)
+
+        for c in cols:
+            if not group or self.tokens(block([*group, c])) <= room:
+                group.append(c)
+                continue
+            items.extend(self._text_items("lead", block(group), oh))
+            group = [c]
+        if group:
+            items.extend(self._text_items("lead", block(group), oh))
+        return items
+
+    # -- row items --------------------------------------------------------------------------------------------------
     def _group_header(self, parts: UnitParts, cols: tuple[int, ...], oh: _Overhead) -> tuple[str, ...]:
-        if not oh.header:
+        if not parts.rows.header:
             return ()
         lines = parts.fmt.header_lines(parts.rows.header, cols)
-        return tuple(lines) if self._lines_cost(lines) <= self.budget // 2 else ()
+        return tuple(lines) if self.tokens(LINE_DELIM.join(lines)) <= self.budget // 2 else ()
 
-    def _column_items(self, parts: UnitParts, oh: _Overhead, r: int) -> list[_Item]:
+    def _row_split_items(
+        self,
+        parts: UnitParts,
+        oh: _Overhead,
+        r: int,
+        labels: tuple[int, ...],
+        values: Sequence[int],
+        show_labels: bool = True,
+    ) -> list[_Item]:
+        """Row ``r`` too wide for one piece: column groups of ``values``, each with the row-label columns ``labels``
+        and the header of its columns; a cell too long for a group of its own is split inside.
+
+        A row label too long to be repeated is shown once, as a value column, when ``show_labels`` (False: another
+        column group of the table shows it)."""
         rows, fmt = parts.rows, parts.fmt
         row = rows.body[r]
-        labels = tuple(range(rows.label_cols))
-        values = list(range(rows.label_cols, rows.num_cols))
+        values = list(values)
         # A row label that leaves no room for a fragment of a value is not repeated: it becomes a value column itself.
         probe = (*labels, values[0]) if values else labels
         blank = [cell if c < rows.label_cols else "" for c, cell in enumerate(row)]
         label_cost = self.tokens(fmt.row_line(blank, probe, rows.header, rows.label_cols))
         if labels and self._room(oh, self._group_header(parts, probe, oh)) - label_cost < SEMCHUNK_MIN_SIZE:
-            labels, values = (), list(range(rows.num_cols))
+            values = sorted({*labels, *values}) if show_labels else values
+            labels = ()
         items: list[_Item] = []
         group: list[int] = []
 
@@ -425,8 +444,7 @@ class Splitter:
             flush()
             cols = (*labels, c)
             line = fmt.row_line(row, cols, rows.header, rows.label_cols)
-            hdr = self._group_header(parts, cols, oh)
-            if self.tokens(line) <= self._room(oh, hdr):
+            if self.tokens(line) <= self._room(oh, self._group_header(parts, cols, oh)):
                 group.append(c)
             else:
                 items.extend(self._cell_items(parts, oh, r, labels, c))
@@ -490,34 +508,50 @@ class Splitter:
         cells[c] = text
         return fmt.row_line(cells, cols, header, label_cols)
 
-    # -- packing ----------------------------------------------------------------------------------------------------
+    # -- column groups ----------------------------------------------------------------------------------------------
+    def _column_groups(
+        self, parts: UnitParts, oh: _Overhead, widest_rows: Sequence[int]
+    ) -> tuple[tuple[int, ...], list[tuple[int, ...]]]:
+        """Cut the columns into groups whose header lines and two of the widest rows fit a piece together (so that a
+        piece holds more than one row, as in row splitting); every group repeats the row-label columns (unless they
+        alone would fill half a piece). Returns the repeated label columns and the groups (each starting with them).
+        """
+        rows, fmt = parts.rows, parts.fmt
+        labels = tuple(range(rows.label_cols))
+        room = self._room(oh) - self.line_join
+
+        def need(cols: tuple[int, ...]) -> int:
+            header = fmt.header_lines(rows.header, cols)
+            widest = max(
+                (self.tokens(fmt.row_line(rows.body[r], cols, rows.header, rows.label_cols)) for r in widest_rows),
+                default=0,
+            )
+            return self._lines_cost(header) + self.line_join * (len(header) + 1) + 2 * widest
+
+        if labels and need(labels) > room // 2:
+            labels = ()
+        values = [c for c in range(rows.num_cols) if c not in labels]
+        groups: list[tuple[int, ...]] = []
+        group: list[int] = []
+        for c in values:
+            if not group or need((*labels, *group, c)) <= room:
+                group.append(c)
+                continue
+            groups.append((*labels, *group))
+            group = [c]
+        if group:
+            groups.append((*labels, *group))
+        return labels, groups
+
+    # -- planning ---------------------------------------------------------------------------------------------------
     def split(self, parts: UnitParts) -> list[Piece]:
         """Split ``parts`` into pieces (one piece when the whole unit fits)."""
         if parts.rows.header and not parts.rows.body:
             # header rows with nothing under them (e.g. after a header row became the caption) are the content
             parts = replace(parts, rows=replace(parts.rows, header=(), body=parts.rows.header))
-        rows = parts.rows
-        all_cols = tuple(range(rows.num_cols))
-        whole = _Overhead.of(parts, parts.fmt.header_lines(rows.header, all_cols) if rows.header else [])
-        whole_rows = [
-            _Item("row", parts.fmt.row_line(row, all_cols, rows.header, rows.label_cols), 0, row=i)
-            for i, row in enumerate(rows.body)
-        ]
-        # the exact check of the whole unit only when the line-by-line estimate says it may fit: tokenizing a huge
-        # table as one string is the single most expensive step for a table that obviously needs splitting
-        row_tokens = sum(self.tokens(it.text) for it in whole_rows)
-        whole_estimate = self._estimate(whole, [_Item("row", "", row_tokens, header=None)])
-        text = self._render(whole, whole_rows) if whole_estimate <= 2 * self.budget else ""
-        if text and self.fits(text):
-            return [
-                Piece(
-                    text=text,
-                    rows=(0, len(rows.body)),
-                    kept_context=tuple(range(len(parts.context_before) + len(parts.context_after))),
-                    has_caption=bool(parts.caption),
-                    has_footnotes=bool(parts.footnotes),
-                )
-            ]
+        whole = self._whole(parts)
+        if whole is not None:
+            return [whole]
         planner = self
         while True:
             try:
@@ -530,23 +564,168 @@ class Splitter:
 
     def _with_budget(self, budget: int) -> Splitter:
         """The same splitter with another budget, sharing the token memo."""
-        other = Splitter(self.count, self.fits, budget)
+        other = Splitter(
+            self.count,
+            self.fits,
+            budget,
+            repeat_table_header=self.repeat_table_header,
+            omit_header_on_overflow=self.omit_header_on_overflow,
+        )
         other._cache = self._cache
         return other
 
+    def _whole(self, parts: UnitParts) -> Piece | None:
+        """The whole unit as one piece, if it fits."""
+        rows, fmt = parts.rows, parts.fmt
+        all_cols = tuple(range(rows.num_cols))
+        header = tuple(fmt.header_lines(rows.header, all_cols)) if rows.header else ()
+        line_items = [
+            _Item("row", fmt.row_line(row, all_cols, rows.header, rows.label_cols), 0, row=i, header=header)
+            for i, row in enumerate(rows.body)
+        ]
+        oh = _Overhead(caption=parts.caption, footnotes=list(parts.footnotes), fmt=fmt)
+        n_before = len(parts.context_before)
+        before = [_Item("lead", t, self.tokens(t)) for t in parts.context_before]
+        after = [_Item("tail", t, self.tokens(t)) for t in parts.context_after]
+        # the exact check of the whole unit only when the line-by-line estimate says it may fit: tokenizing a huge
+        # table as one string is the single most expensive step for a table that obviously needs splitting
+        row_tokens = sum(self.tokens(it.text) for it in line_items)
+        probe = _Item("row", "", row_tokens, header=header)
+        if self._estimate(oh, [*before, probe, *after]) > 2 * self.budget:
+            return None
+        text = self._render_whole(parts, line_items, header)
+        if not self.fits(text):
+            return None
+        return Piece(
+            text=text,
+            rows=(0, len(rows.body)),
+            kept_context=tuple(range(n_before + len(parts.context_after))),
+            has_caption=bool(parts.caption),
+            has_footnotes=bool(parts.footnotes),
+            has_header=bool(header) and bool(rows.body),
+        )
+
+    @staticmethod
+    def _render_whole(parts: UnitParts, line_items: Sequence[_Item], header: Sequence[str]) -> str:
+        fmt = parts.fmt
+        blocks = [parts.caption, *parts.context_before]
+        if line_items:
+            lines = [*fmt.open_lines(), *header, *(it.text for it in line_items), *fmt.close_lines()]
+            blocks.append(LINE_DELIM.join(lines))
+        blocks += [*parts.footnotes, *parts.context_after]
+        return BLOCK_DELIM.join(b for b in blocks if b)
+
     def _plan(self, parts: UnitParts) -> list[Piece]:
-        rows = parts.rows
-        oh = self._overhead(parts)
-        stream: list[_Item] = self._text_items("lead", oh.lead, oh, caption=parts.caption)
-        for r in range(len(rows.body)):
-            stream.extend(self._row_items(parts, oh, r))
-        stream.extend(self._text_items("tail", oh.tail, oh))
+        rows, fmt = parts.rows, parts.fmt
+        all_cols = tuple(range(rows.num_cols))
+        header = tuple(fmt.header_lines(rows.header, all_cols)) if rows.header else ()
+        lines = [fmt.row_line(row, all_cols, rows.header, rows.label_cols) for row in rows.body]
+        line_tokens = [self.tokens(x) for x in lines]
+        widest = max(line_tokens, default=0)
+        repeat = self.repeat_table_header and bool(header)
+        oh = self._reduce(parts, header if repeat else (), self.overhead_limit(widest))
+        # a wide table: the header and a typical row do not fit one piece together
+        typical = sorted(line_tokens)[len(line_tokens) // 2] if line_tokens else 0
+        by_columns = (
+            repeat and not self.omit_header_on_overflow and len(all_cols) > 1 and typical > self._room(oh, header)
+        )
+        if by_columns:
+            # the full header is never shown: caption and footnotes may use up to half of a piece, and leave room
+            # for the header of any one column (with the row labels) that fits in half a piece, plus rows
+            labels = tuple(range(rows.label_cols))
+            one_column = [
+                min(
+                    self._lines_cost(fmt.header_lines(rows.header, (*labels, c))),
+                    self._lines_cost(fmt.header_lines(rows.header, (c,))),
+                )
+                for c in all_cols
+                if c not in labels
+            ]
+            widest_header = max((h for h in one_column if h <= self.budget // 2), default=0)
+            oh = self._reduce(parts, (), min(self.budget // 2, self.budget - widest_header - max(1, self.budget // 8)))
+
+        # context: texts naming rows go with their row, the rest once, into the first piece
+        named = parts.rows_named()
+        n_before = len(parts.context_before)
+        with_row: dict[int, list[int]] = {}
+        general: list[int] = []
+        for i, rs in enumerate(named):
+            if rs and rs[0] < len(rows.body):
+                with_row.setdefault(rs[0], []).append(i)
+            else:
+                general.append(i)
+        context = parts.context
+
+        def context_items(indices: Sequence[int], sticky: bool) -> list[_Item]:
+            items: list[_Item] = []
+            for i in indices:
+                kind: Literal["lead", "tail"] = "lead" if i < n_before else "tail"
+                items.extend(self._text_items(kind, context[i], oh, ctx=i, sticky=sticky))
+            return items
+
+        stream: list[_Item] = []
+        for text in oh.lead:
+            stream.extend(self._text_items("lead", text, oh, is_caption=text == parts.caption))
+        stream.extend(context_items(parts.general_order(general), sticky=False))
+
+        if by_columns:
+            order = sorted(range(len(rows.body)), key=lambda r: -line_tokens[r])[:WIDEST_SAMPLE]
+            labels, groups = self._column_groups(parts, oh, order)
+            for g, cols in enumerate(groups):
+                g_header = tuple(fmt.header_lines(rows.header, cols))
+                if self._lines_cost(g_header) > self._room(oh) - self.line_join:
+                    g_header = ()  # a header cell longer than a piece: the header gets pieces of its own
+                start, done = len(stream), False
+                for r in range(len(rows.body)):
+                    if g == 0:
+                        stream.extend(context_items(with_row.get(r, ()), sticky=True))
+                    line = fmt.row_line(rows.body[r], cols, rows.header, rows.label_cols)
+                    n = self.tokens(line)
+                    if n <= self._room(oh, g_header):
+                        stream.append(_Item("row", line, n, row=r, cols=cols, header=g_header, group=("cols", g)))
+                        done = done or bool(g_header)
+                    else:
+                        values = [c for c in cols if c not in labels]
+                        stream.extend(self._row_split_items(parts, oh, r, labels, values, show_labels=g == 0))
+                if rows.header and not done and rows.body:
+                    stream[start:start] = self._header_items(parts, oh, cols)
+        else:
+            shown = header if repeat else ()
+            start, done = len(stream), False
+            for r in range(len(rows.body)):
+                stream.extend(context_items(with_row.get(r, ()), sticky=True))
+                line, n = lines[r], line_tokens[r]
+                if header and not repeat and not done and n <= self._room(oh, header):
+                    # repeat_table_header=False: the header once, above the first row it fits with
+                    stream.append(_Item("row", line, n, row=r, header=header, group="rows"))
+                    done = True
+                elif n <= self._room(oh, shown):
+                    stream.append(_Item("row", line, n, row=r, header=shown, group="rows"))
+                    done = done or bool(shown)
+                elif shown and self.omit_header_on_overflow and n <= self._room(oh):
+                    # omit_header_on_overflow: a row too wide to go with the header goes without it
+                    stream.append(_Item("row", line, n, row=r, header=(), group="no header"))
+                else:
+                    labels = tuple(range(rows.label_cols))
+                    values = [c for c in all_cols if c not in labels]
+                    stream.extend(self._row_split_items(parts, oh, r, labels, values))
+            if header and not done and rows.body:
+                # no row could show the whole header: it gets pieces of its own, before the rows
+                stream[start:start] = self._header_items(parts, oh, all_cols)
+        for text in oh.tail:
+            stream.extend(self._text_items("tail", text, oh, is_footnote=True))
         return self._pack(oh, stream)
 
-    def _same_group(self, a: _Item, b: _Item) -> bool:
-        if a.kind != "row" or b.kind != "row":
+    # -- packing ----------------------------------------------------------------------------------------------------
+    @staticmethod
+    def _joins(payload: Sequence[_Item], item: _Item) -> bool:
+        """Whether ``item`` may join ``payload`` in one piece: rows only with rows of the same group."""
+        if item.kind != "row":
             return True
-        return a.cols is None and b.cols is None
+        last = next((it for it in reversed(payload) if it.kind == "row"), None)
+        if last is None:
+            return True
+        return item.group is not None and last.group == item.group and last.fragment is None
 
     def _pack(self, oh: _Overhead, stream: list[_Item]) -> list[Piece]:
         pieces: list[Piece] = []
@@ -554,40 +733,42 @@ class Splitter:
         while i < len(stream):
             payload = [stream[i]]
             j = i + 1
-            while j < len(stream) and self._same_group(payload[-1], stream[j]):
+            while j < len(stream) and self._joins(payload, stream[j]):
                 if self._estimate(oh, [*payload, stream[j]]) > self.budget:
                     break
                 payload.append(stream[j])
                 j += 1
+            # context placed with its row does not end a piece without that row
+            while len(payload) > 1 and payload[-1].sticky and i + len(payload) < len(stream):
+                payload.pop()
             text = self._render(oh, payload)
             while not self.fits(text) and len(payload) > 1:
                 payload.pop()
                 text = self._render(oh, payload)
             if not self.fits(text):
                 # a single item over the limit after all (a join cost more than estimated): cut it finer
-                item = payload[0]
-                smaller = self._shrink(item, oh)
-                stream[i : i + 1] = smaller
+                stream[i : i + 1] = self._shrink(payload[0])
                 continue
-            row_ids = [it.row for it in payload if it.kind == "row"]
-            rng = (
-                (min(row_ids), max(row_ids) + 1) if row_ids else (self._next_row(stream, i), self._next_row(stream, i))
-            )
-            frag_items = [it for it in payload if it.fragment is not None]
-            pieces.append(
-                Piece(
-                    text=text,
-                    rows=rng,
-                    cols=next((it.cols for it in payload if it.kind == "row"), None),
-                    fragment=frag_items[0].fragment if frag_items else None,
-                    cell_text=frag_items[0].cell_text if frag_items else None,
-                    kept_context=tuple(sorted(oh.context)),
-                    has_caption=bool(oh.caption) or any(it.is_caption for it in payload),
-                    has_footnotes=bool(oh.footnotes) or any(it.kind == "tail" for it in payload),
-                )
-            )
+            pieces.append(self._piece(oh, stream, i, payload, text))
             i += len(payload)
         return pieces
+
+    def _piece(self, oh: _Overhead, stream: list[_Item], i: int, payload: list[_Item], text: str) -> Piece:
+        row_items = [it for it in payload if it.kind == "row"]
+        row_ids = [it.row for it in row_items]
+        nxt = self._next_row(stream, i)
+        frag_items = [it for it in payload if it.fragment is not None]
+        return Piece(
+            text=text,
+            rows=(min(row_ids), max(row_ids) + 1) if row_ids else (nxt, nxt),
+            cols=row_items[0].cols if row_items else None,
+            fragment=frag_items[0].fragment if frag_items else None,
+            cell_text=frag_items[0].cell_text if frag_items else None,
+            kept_context=tuple(sorted({it.ctx for it in payload if it.ctx is not None})),
+            has_caption=bool(oh.caption) or any(it.is_caption for it in payload),
+            has_footnotes=bool(oh.footnotes) or any(it.is_footnote for it in payload),
+            has_header=bool(row_items and row_items[0].header),
+        )
 
     @staticmethod
     def _next_row(stream: list[_Item], i: int) -> int:
@@ -597,11 +778,13 @@ class Splitter:
         last = [it.row for it in stream if it.kind == "row"]
         return (max(last) + 1) if last else 0
 
-    def _shrink(self, item: _Item, oh: _Overhead) -> list[_Item]:
+    def _shrink(self, item: _Item) -> list[_Item]:
         """Cut a single payload item that does not fit into smaller ones."""
         if item.kind != "row" and item.tokens > 1:
             frags = self.fragments(item.text, max(1, item.tokens // 2))
-            return [_Item(item.kind, f, self.tokens(f)) for f in frags]
+            items = [_Item(item.kind, f, self.tokens(f), is_footnote=item.is_footnote, ctx=item.ctx) for f in frags]
+            items[-1].sticky = item.sticky
+            return items
         raise _Unsplittable(item)
 
 

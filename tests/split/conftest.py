@@ -46,8 +46,8 @@ settings.load_profile(PROFILE)
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
-    """Add the run's seed to the report of every failing test of this folder."""
+    """Add the run's seed to the report of every failing property test of this folder."""
     outcome = yield
     report = outcome.get_result()
-    if report.failed:
+    if report.failed and getattr(getattr(item, "obj", None), "is_hypothesis_test", False):
         report.sections.append(("hypothesis seed", f"reproduce with SPLIT_HYPOTHESIS_SEED={SEED} (profile {PROFILE})"))

@@ -276,106 +276,166 @@ def covered_in_order(needle: str, texts: Sequence[str]) -> bool:
 
 
 # -- splitter-level checks ---------------------------------------------------------------------------------------------
-def _fragment_units(pieces: Sequence[Any]) -> list[tuple[tuple[int, ...], int | None, list[Any]]]:
-    """Group a column-split row's pieces: ``(cols, fragment column or None, pieces)`` per column group / cell."""
-    units: list[tuple[tuple[int, ...], int | None, list[Any]]] = []
-    for p in pieces:
-        if p.fragment is not None:
-            c, k, _n = p.fragment
-            if k > 0 and units and units[-1][1] == c:
-                units[-1][2].append(p)
-                continue
-            units.append((tuple(p.cols or ()), c, [p]))
-        else:
-            units.append((tuple(p.cols or ()), None, [p]))
-    return units
+def _shown_line(fmt: Any, cells: Sequence[str], cols: tuple[int, ...], header: Any, label_cols: int, text: str) -> bool:
+    """Whether the row line of ``cells`` over ``cols`` is in ``text`` (triplets: with or without the folded column
+    labels, which are left out when a label is longer than the budget; they are in the header lines then)."""
+    line = fmt.row_line(cells, cols, header, label_cols)
+    if line in text:
+        return True
+    return fmt.name == "triplets" and fmt.row_line(cells, cols, (), label_cols) in text
 
 
 def check_rows(pieces: Sequence[Any], body: Sequence[Sequence[str]], header: Any, label_cols: int, fmt: Any) -> None:
-    """Property 2: the body rows across ``pieces``, in order, are exactly ``body`` (none lost, none repeated)."""
+    """Property 2: no body cell lost or duplicated, in order.
+
+    Every piece renders the rows of its range over its columns (``Piece.cols``, None: all), as lines of the format,
+    under its header when it has one (the table block is contiguous); a cell split inside (``Piece.fragment``) is
+    shown in consecutive pieces whose fragments are numbered 0..n-1 and concatenate to the cell. Then every cell
+    outside the repeated row-label columns is shown exactly once (whole or as its fragments), row-label cells at
+    least once, and each column's rows come in order.
+    """
     n_cols = len(body[0]) if body else 0
     all_cols = tuple(range(n_cols))
-    r, i = 0, 0
-    while i < len(pieces):
-        p = pieces[i]
+    shown: dict[tuple[int, int], int] = {}
+    order: dict[int, list[int]] = {}
+    frags: dict[tuple[int, int], list[tuple[int, int, str]]] = {}
+    for i, p in enumerate(pieces):
         a, b = p.rows
-        if p.cols is None and p.fragment is None:
-            assert a == r, f"piece {i} starts at row {a}, expected {r} (rows lost or repeated)"
-            assert b >= a
-            for k in range(a, b):
-                line = fmt.row_line(body[k], all_cols, header, label_cols)
-                assert line in p.text, f"piece {i}: rendered row {k} missing: {line!r}"
-            r, i = b, i + 1
+        assert 0 <= a <= b <= len(body), f"piece {i}: row range {p.rows} outside the table"
+        cols = tuple(p.cols) if p.cols is not None else all_cols
+        if p.fragment is not None:
+            c, k, n = p.fragment
+            assert (a, b) == (a, a + 1) and c in cols, f"piece {i}: fragment {p.fragment} of rows {p.rows} cols {cols}"
+            cells = list(body[a])
+            cells[c] = p.cell_text
+            assert _shown_line(fmt, cells, cols, header, label_cols, p.text), f"piece {i}: fragment line not shown"
+            frags.setdefault((a, c), []).append((k, n, p.cell_text))
+            for x in cols:
+                if x != c:
+                    shown[(a, x)] = shown.get((a, x), 0) + 1
+            order.setdefault(c, []).append(a)
             continue
-        assert (a, b) == (r, r + 1), f"piece {i} splits row range {(a, b)}, expected row {r}"
-        j = i
-        while (
-            j < len(pieces)
-            and pieces[j].rows == (r, r + 1)
-            and (pieces[j].cols is not None or pieces[j].fragment is not None)
-        ):
-            j += 1
-        _check_split_row(pieces[i:j], body[r], header, label_cols, fmt, r)
-        r, i = r + 1, j
-    assert r == len(body), f"pieces end at row {r}, the table has {len(body)} body rows"
+        if b > a:
+            lines = [fmt.row_line(body[r], cols, header, label_cols) for r in range(a, b)]
+            block = "\n".join(lines)
+            if fmt.name != "triplets" or block in p.text:
+                assert block in p.text, f"piece {i}: rows {p.rows} over columns {cols} not rendered as one block"
+            else:  # a triplet row under a label longer than the budget is shown without the folded label
+                for r in range(a, b):
+                    assert _shown_line(fmt, body[r], cols, header, label_cols, p.text), f"piece {i}: row {r} missing"
+            if getattr(p, "has_header", False) and header:
+                head = "\n".join([*fmt.open_lines(), *fmt.header_lines(header, cols), lines[0]])
+                assert head in p.text, f"piece {i}: the header of columns {cols} does not open its table block"
+        for r in range(a, b):
+            for c in cols:
+                shown[(r, c)] = shown.get((r, c), 0) + 1
+                order.setdefault(c, []).append(r)
+    for (r, c), parts in frags.items():
+        parts.sort()
+        n = parts[0][1]
+        assert [k for k, _, _ in parts] == list(range(n)), f"row {r} col {c}: fragments {[k for k, _, _ in parts]}"
+        assert all(m == n for _, m, _ in parts), f"row {r} col {c}: fragment counts disagree"
+        assert "".join(t for _, _, t in parts) == body[r][c], f"row {r} col {c}: fragments do not reassemble"
+        shown[(r, c)] = shown.get((r, c), 0) + 1
+    for r in range(len(body)):
+        for c in all_cols:
+            times = shown.get((r, c), 0)
+            if c < label_cols:
+                assert times >= 1, f"row {r}: label cell {c} never shown"
+            else:
+                assert times == 1, f"row {r} col {c}: shown {times} times (lost or duplicated)"
+    for c, rs in order.items():
+        if c >= label_cols:
+            assert rs == sorted(rs), f"column {c}: rows out of order {rs[:20]}"
 
 
-def _check_split_row(group: Sequence[Any], row: Sequence[str], header: Any, label_cols: int, fmt: Any, r: int) -> None:
-    n_cols = len(row)
-    units = _fragment_units(group)
-    frag = [(cols, c) for cols, c, _ in units if c is not None]
-    if frag:
-        labels = set(frag[0][0]) - {frag[0][1]}
-    else:
-        assert len(units) >= 2, f"row {r}: a column split with one group"
-        labels = set.intersection(*(set(cols) for cols, _, _ in units)) & set(range(label_cols))
-    assert labels == set(range(len(labels))) and len(labels) <= label_cols, f"row {r}: bad label columns {labels}"
-    values: list[int] = []
-    for cols, c, ps in units:
-        assert cols[: len(labels)] == tuple(sorted(labels)), f"row {r}: piece cols {cols} do not repeat labels"
-        if c is None:
-            (p,) = ps
-            values.extend(x for x in cols if x not in labels)
-            line = fmt.row_line(row, cols, header, label_cols)
-            bare = fmt.row_line(row, cols, (), label_cols) if fmt.name == "triplets" else line
-            assert line in p.text or bare in p.text, f"row {r}: column group {cols} not rendered: {line!r}"
-        else:
-            values.append(c)
-            assert set(cols) == labels | {c}, f"row {r}: fragment piece cols {cols}"
-            assert [p.fragment for p in ps] == [(c, k, len(ps)) for k in range(len(ps))], f"row {r}: fragment numbering"
-            assert "".join(p.cell_text for p in ps) == row[c], f"row {r} col {c}: fragments do not reassemble"
-            for p in ps:
-                cells = list(row)
-                cells[c] = p.cell_text
-                line = fmt.row_line(cells, cols, header, label_cols)
-                # triplets fold the column label into the value; a label too long for the budget is left out there
-                # (it is in the header lines): "column N = value"
-                bare = fmt.row_line(cells, cols, (), label_cols) if fmt.name == "triplets" else line
-                assert line in p.text or bare in p.text, f"row {r} col {c}: fragment line not rendered: {line!r}"
-    expected = [c for c in range(n_cols) if c not in labels]
-    assert values == expected, f"row {r}: value columns {values} do not partition {expected}"
-
-
-def header_block(fmt: Any, header: Any, n_cols: int) -> str:
-    """The header lines of ``fmt`` (opening lines + header rows) as they appear in a piece."""
-    lines = [*fmt.open_lines(), *(fmt.header_lines(header, tuple(range(n_cols))) if header else [])]
+def header_block(fmt: Any, header: Any, n_cols: int, cols: Sequence[int] | None = None) -> str:
+    """The header lines of ``fmt`` (opening lines + header rows of ``cols``, default all) as they appear in a piece."""
+    cols = tuple(range(n_cols)) if cols is None else tuple(cols)
+    lines = [*fmt.open_lines(), *(fmt.header_lines(header, cols) if header else [])]
     return "\n".join(lines)
 
 
 def check_header(pieces: Sequence[Any], fmt: Any, header: Any, n_cols: int, count: Callable[[str], int], budget: int):
-    """Property 3: the header lines are in every whole-row piece when they fit in half the budget.
+    """Property 3: every piece holding whole rows shows the header of its columns when that header (its lines, joined)
+    fits in half the budget (with ``repeat_table_header``, the default).
 
-    Returns whether the property applied (the header existed and fitted).
+    Returns whether the property applied to at least one piece.
     """
     if not header or not fmt.header_lines(header, tuple(range(n_cols))):
         return False
-    block = header_block(fmt, header, n_cols)
-    if count(block) > budget // 2:
-        return False
+    applied = False
     for i, p in enumerate(pieces):
-        if p.cols is None and p.fragment is None and p.rows[1] > p.rows[0]:
-            assert block in p.text, f"piece {i} (rows {p.rows}) lacks the header {block!r}"
-    return True
+        if p.fragment is not None or p.rows[1] <= p.rows[0]:
+            continue
+        cols = tuple(p.cols) if p.cols is not None else tuple(range(n_cols))
+        lines = fmt.header_lines(header, cols)
+        if not lines:
+            continue
+        if count("\n".join(lines)) > budget // 2:
+            continue
+        block = header_block(fmt, header, n_cols, cols)
+        applied = True
+        assert p.has_header and block in p.text, f"piece {i} (rows {p.rows}, cols {cols}) lacks its header {block!r}"
+    return applied
+
+
+def check_markdown_tables(pieces: Sequence[Any], fmt: Any) -> None:
+    """Markdown pieces hold valid tables: a piece with a header has the separator line right under it, and every line
+    of a table block has as many unescaped pipes as its header line."""
+    if fmt.name != "markdown":
+        return
+    for i, p in enumerate(pieces):
+        if not p.has_header:
+            continue
+        lines = p.text.split("\n")
+        seps = [j for j in range(1, len(lines)) if _SEPARATOR.fullmatch(lines[j]) and lines[j - 1].startswith("|")]
+        assert seps, f"piece {i} has a header but no separator line under it"
+        k = seps[0]
+        pipes = _pipes(lines[k - 1])
+        assert _pipes(lines[k]) == pipes, f"piece {i}: separator does not match its header"
+        j = k + 1
+        while j < len(lines) and lines[j].startswith("|"):
+            assert _pipes(lines[j]) == pipes, f"piece {i}: line {j} has {_pipes(lines[j])} cells, header {pipes}"
+            j += 1
+
+
+_SEPARATOR = re.compile(r"\|(---\|)+")
+
+
+def check_context(pieces: Sequence[Any], context: Sequence[str], named: Sequence[Sequence[int]]) -> None:
+    """Context of a split unit is not repeated, and goes where it belongs.
+
+    Each context text is shown by one consecutive run of pieces (one piece, or its fragments in order); a text that
+    names rows is in the piece holding the first of them, or right before it when they do not fit together; general
+    context is in the pieces up to the first one holding rows.
+    """
+    if len(pieces) <= 1:
+        return
+    skels = [skeleton(p.text) for p in pieces]
+    first_rows = next((k for k, p in enumerate(pieces) if p.rows[1] > p.rows[0]), len(pieces) - 1)
+    for i, text in enumerate(context):
+        where = [k for k, p in enumerate(pieces) if i in p.kept_context]
+        assert where, f"context {i} is in no piece: {text[:80]!r}"
+        assert where == list(range(where[0], where[-1] + 1)), f"context {i} is repeated in pieces {where}"
+        assert covered_in_order(skeleton(text), [skels[k] for k in where]), f"context {i} lost: {text[:80]!r}"
+        if named[i]:
+            r = named[i][0]
+            holding = [k for k, p in enumerate(pieces) if p.rows[0] <= r < p.rows[1]]
+            # in the piece holding the row, or before it with only context in between (several texts naming it)
+            between = [
+                k for k in range(where[-1] + 1, holding[0] if holding else 0) if pieces[k].rows[1] > pieces[k].rows[0]
+            ]
+            assert holding and where[-1] <= holding[0] and not between, (
+                f"context {i} names row {r} (in piece {holding[:1]}) but is in pieces {where}"
+            )
+        else:
+            assert where[-1] <= first_rows, f"general context {i} in pieces {where}, after the first row piece"
+
+
+def _pipes(line: str) -> int:
+    """Unescaped ``|`` in a Markdown table line."""
+    return len(re.findall(r"(?<!\\)(?:\\\\)*\|", line))
 
 
 def check_nothing_lost(texts: Sequence[str], fmt_name: str, caption: str, footnotes: Sequence[str], header: Any):

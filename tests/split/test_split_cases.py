@@ -98,15 +98,18 @@ def test_empty_cells_and_empty_table() -> None:
 
 
 def test_row_wider_than_budget_is_split_by_columns_repeating_the_row_label() -> None:
+    """One row much wider than the others: the table stays split by rows, that row alone is split by columns."""
     header = (("Metric", "A", "B", "C", "D"),)
-    body = (("small", "1", "2", "3", "4"), ("wide", words(20, "a"), words(20, "b"), words(20, "c"), words(20, "d")))
+    wide = ("wide", words(20, "a"), words(20, "b"), words(20, "c"), words(20, "d"))
+    body = (*((f"small{i}", "1", "2", "3", "4") for i in range(5)), wide)
     p = parts(header, body, caption="Table 3")
     pieces = ws_splitter(64).split(p)
     check_rows(pieces, body, header, 1, p.fmt)
     split_row = [pc for pc in pieces if pc.cols is not None]
     assert len(split_row) >= 2
+    assert all(pc.cols is None for pc in pieces if pc.rows[0] < 5)
     for pc in split_row:
-        assert pc.rows == (1, 2)
+        assert pc.rows == (5, 6)
         assert pc.cols[0] == 0 and "| wide |" in pc.text
         # the header of the piece's own columns is repeated
         assert "| Metric | " + " | ".join(header[0][c] for c in pc.cols[1:]) + " |" in pc.text
@@ -129,28 +132,51 @@ def test_cell_longer_than_budget_is_split_inside() -> None:
         assert len(pc.text.split()) <= 64
 
 
-def test_degrade_order_context_first_farthest_first() -> None:
-    body = tuple((f"r{i}", "1") for i in range(30))
+def test_context_is_not_repeated_general_first_row_context_with_its_row() -> None:
+    """Issue 10: pieces stay dense in rows. General context goes once, into the first piece; a sentence naming a row
+    (its label or a value no other row has) goes into the piece holding that row; neither is repeated."""
+    body = tuple((f"region{i}", f"{1000 + i}.5") for i in range(60))
+    general = "The table lists revenue by region for the year."
+    about_row_40 = "Revenue in region40 rose the most."
+    about_value = "One region reached 1052.5 in total."  # the value of region52, in no other row
     p = parts(
-        (("k", "v"),),
-        body,
-        caption="Table 4",
-        before=(words(12, "far"), words(12, "near")),
-        after=(words(12, "next"), words(12, "later")),
+        (("Region", "Revenue"),), body, caption="Table 4: Revenue", before=(general,), after=(about_row_40, about_value)
     )
+    assert p.rows_named() == ((), (40,), (52,))
     pieces = ws_splitter(64).split(p)
-    assert len(pieces) > 1
-    first = pieces[0]
-    # caption + context + header (56 words) leave too little room for rows: context is dropped farthest first
-    kept = set(first.kept_context)  # indices into before + after: far=0, near=1, next=2, later=3
-    assert len(kept) < 4
-    if kept & {0, 1} == {1}:
-        assert "near" in first.text and "far" not in first.text
-    if kept & {2, 3} == {2}:
-        assert "next" in first.text and "later" not in first.text
-    assert not ({0} <= kept and 1 not in kept), "a farther paragraph was kept while a nearer one was dropped"
-    assert not ({3} <= kept and 2 not in kept), "a farther paragraph was kept while a nearer one was dropped"
-    assert all(pc.text.startswith("Table 4") for pc in pieces)
+    check_rows(pieces, body, p.rows.header, 1, p.fmt)
+    assert len(pieces) > 3
+    assert [k for k, pc in enumerate(pieces) if general in pc.text] == [0]
+    assert pieces[0].kept_context == (0,) and pieces[0].rows[1] > pieces[0].rows[0]  # with the first rows
+    holding_40 = [k for k, pc in enumerate(pieces) if pc.rows[0] <= 40 < pc.rows[1]]
+    holding_52 = [k for k, pc in enumerate(pieces) if pc.rows[0] <= 52 < pc.rows[1]]
+    assert [k for k, pc in enumerate(pieces) if about_row_40 in pc.text] == holding_40
+    assert [k for k, pc in enumerate(pieces) if about_value in pc.text] == holding_52
+    # the context after the table stays after the table in its piece
+    piece_40 = pieces[holding_40[0]].text
+    assert piece_40.index("| region40 |") < piece_40.index(about_row_40)
+    # every other piece is caption, header and rows only
+    for k, pc in enumerate(pieces):
+        if k not in (0, holding_40[0], holding_52[0]):
+            assert pc.kept_context == ()
+            assert pc.text.split("\n\n")[1].startswith("| Region | Revenue |")
+
+
+def test_context_rows_given_by_the_caller_win() -> None:
+    """``UnitParts.context_rows`` (e.g. from the context module) overrides the splitter's own matching."""
+    body = tuple((f"r{i}", str(i)) for i in range(40))
+    p = UnitParts(
+        caption="",
+        context_before=("about the last row",),
+        context_after=(),
+        footnotes=(),
+        rows=TableRows(header=(("k", "v"),), body=body, label_cols=1),
+        fmt=TABLE_FORMATS["markdown"],
+        context_rows=((39,),),
+    )
+    pieces = ws_splitter(32).split(p)
+    (k,) = [k for k, pc in enumerate(pieces) if 0 in pc.kept_context]
+    assert pieces[k].rows[0] <= 39 < pieces[k].rows[1]
 
 
 def test_degrade_order_footnotes_then_caption_then_header() -> None:
@@ -170,14 +196,135 @@ def test_degrade_order_footnotes_then_caption_then_header() -> None:
     assert all("| k | v |" in pc.text for pc in pieces if pc.rows[1] > pc.rows[0])
 
 
-def test_header_wider_than_half_the_budget_is_emitted_once() -> None:
-    header = (("k", words(50, "head")),)  # over 3/4 of the budget
+def test_header_that_fits_is_in_every_piece_even_when_wider_than_half() -> None:
+    """Issue 16: no piece without its header when the header fits in the limit (here 56 of 64 words)."""
+    header = (("k", words(50, "head")),)
     body = tuple((f"r{i}", "1") for i in range(30))
     p = parts(header, body)
     pieces = ws_splitter(64).split(p)
     check_rows(pieces, body, header, 1, p.fmt)
-    assert sum(words(50, "head") in pc.text for pc in pieces) == 1
+    assert len(pieces) == 30  # header and separator: 55 words, a row: 5
+    assert all(pc.has_header and words(50, "head") in pc.text for pc in pieces)
     assert all(len(pc.text.split()) <= 64 for pc in pieces)
+
+
+def _wide_table(n_cols: int = 50) -> tuple[tuple[tuple[str, ...], ...], tuple[tuple[str, ...], ...]]:
+    """docling-core's ``_build_wide_header_table``: one header row "Column N heading", one row "Value N"."""
+    return (tuple(f"Column {c} heading" for c in range(n_cols)),), (tuple(f"Value {c}" for c in range(n_cols)),)
+
+
+@pytest.mark.parametrize(("kind", "max_tokens"), [("tiktoken", 64), ("bundled", 128), ("bundled", 256)])
+def test_wide_table_is_split_by_columns_into_valid_tables(kind: str, max_tokens: int) -> None:
+    """Issue 16: a header row plus a body row does not fit, so the table is split by columns: every piece is a valid
+    Markdown table (header, separator, rows) of the row-label column and a group of columns, no header cell is cut,
+    and every value is in exactly one piece."""
+    header, body = _wide_table()
+    count = make_tokenizer(kind, max_tokens).count_tokens
+    p = parts(header, body, caption="Wide table caption")
+    pieces = Splitter(count=count, fits=lambda t: count(t) <= max_tokens, budget=max_tokens).split(p)
+    check_rows(pieces, body, header, 1, p.fmt)
+    assert len(pieces) > 1
+    for pc in pieces:
+        assert count(pc.text) <= max_tokens
+        assert pc.has_header and pc.cols is not None and pc.cols[0] == 0
+        lines = pc.text.split("\n")
+        table = lines[lines.index("") + 1 :] if "" in lines else lines
+        assert table[0] == "| " + " | ".join(header[0][c] for c in pc.cols) + " |"
+        assert re.fullmatch(r"\|(---\|)+", table[1]) and table[1].count("---") == len(pc.cols)
+        assert all(line.startswith("|") and line.count("|") == len(pc.cols) + 1 for line in table)
+        # no header cell is cut: every "Column" is followed by its number and "heading"
+        assert len(re.findall(r"Column \d+ heading", pc.text)) == pc.text.count("Column")
+    values = [v for pc in pieces for v in re.findall(r"Value \d+", pc.text)]
+    assert sorted(values) == sorted([*(f"Value {c}" for c in range(50)), *(["Value 0"] * (len(pieces) - 1))])
+
+
+def test_wide_table_with_escaped_pipes_and_empty_cells_loses_nothing() -> None:
+    """docling-core's ``test_split_markdown_table_with_escaped_pipes_and_empty_cells``: 12 columns, header cells with
+    ``\\|``, values with ``\\|`` and empty cells, tiktoken at 64 tokens."""
+    header = (tuple(f"Header \\| {c}" if c % 2 == 0 else f"Header {c}" for c in range(12)),)
+    body = tuple(
+        tuple(f"Val \\| {r}_{c}" if c % 3 == 0 else "" if c % 3 == 1 else f"Val_{r}_{c}" for c in range(12))
+        for r in (1, 2)
+    )
+    count = make_tokenizer("tiktoken", 64).count_tokens
+    p = parts(header, body)
+    pieces = Splitter(count=count, fits=lambda t: count(t) <= 64, budget=64).split(p)
+    check_rows(pieces, body, header, 1, p.fmt)
+    assert len(pieces) > 1 and all(count(pc.text) <= 64 and pc.has_header for pc in pieces)
+    for pc in pieces:
+        cells = [c for c in pc.cols]
+        for r in range(pc.rows[0], pc.rows[1]):
+            assert p.fmt.row_line(body[r], cells, header, 1) in pc.text  # empty cells keep their slot: "|  |"
+
+
+def test_tall_and_wide_table_is_split_by_columns_then_rows() -> None:
+    """docling-core's ``test_tall_and_wide_table_chunks_respect_token_limit``: 12 columns, 24 rows, tiktoken at 96."""
+    header = (tuple(f"Metric_{c}" for c in range(12)),)
+    body = tuple(tuple(f"R{r}C{c}_val" for c in range(12)) for r in range(1, 25))
+    count = make_tokenizer("tiktoken", 96).count_tokens
+    p = parts(header, body)
+    pieces = Splitter(count=count, fits=lambda t: count(t) <= 96, budget=96).split(p)
+    check_rows(pieces, body, header, 1, p.fmt)
+    groups = sorted({pc.cols for pc in pieces})
+    assert len(groups) >= 2 and all(g[0] == 0 for g in groups)
+    assert all(count(pc.text) <= 96 and pc.has_header for pc in pieces)
+    assert any(pc.rows[1] - pc.rows[0] > 1 for pc in pieces)  # a column group packs several rows per piece
+
+
+def test_repeat_table_header_false_shows_the_header_once() -> None:
+    """HybridChunker's ``repeat_table_header=False``: the header is not repeated, it opens the first piece only."""
+    body = tuple((f"r{i}", words(3, "v")) for i in range(40))
+    p = parts((("k", "v"),), body)
+    count = WhitespaceTokenizer(max_tokens=32).count_tokens
+    pieces = Splitter(count=count, fits=lambda t: count(t) <= 32, budget=32, repeat_table_header=False).split(p)
+    check_rows(pieces, body, p.rows.header, 1, p.fmt)
+    assert [pc.has_header for pc in pieces] == [True] + [False] * (len(pieces) - 1)
+    assert sum("| k | v |" in pc.text for pc in pieces) == 1
+    default = ws_splitter(32).split(p)
+    assert len(pieces) < len(default) and all(pc.has_header for pc in default)
+
+
+def test_omit_header_on_overflow_sends_a_wide_row_without_the_header() -> None:
+    """HybridChunker's ``omit_header_on_overflow=True``: a row that does not fit beside the header goes without it
+    (instead of the table being split by columns); the other rows keep the header."""
+    header = (("Metric", "A", "B"),)
+    body = (("small", "1", "2"), ("wide", words(20, "a"), words(20, "b")), ("small2", "3", "4"))
+    count = WhitespaceTokenizer(max_tokens=48).count_tokens
+    p = parts(header, body)
+    splitter = Splitter(count=count, fits=lambda t: count(t) <= 48, budget=48, omit_header_on_overflow=True)
+    pieces = splitter.split(p)
+    check_rows(pieces, body, header, 1, p.fmt)
+    (wide,) = [pc for pc in pieces if pc.rows == (1, 2)]
+    assert wide.cols is None and not wide.has_header and "| Metric |" not in wide.text
+    assert all(pc.has_header for pc in pieces if pc.rows != (1, 2))
+    # the default splits that row by columns, each part under its header
+    default = [pc for pc in ws_splitter(48).split(p) if pc.rows == (1, 2)]
+    assert len(default) == 2 and all(pc.has_header and pc.cols for pc in default)
+
+
+def test_header_too_wide_for_a_piece_is_shown_by_column_groups_never_cut() -> None:
+    """With ``omit_header_on_overflow=True`` a header longer than a piece cannot go with any row: it gets pieces of its
+    own, split between columns (never inside a cell), each a header-only table."""
+    header, body = _wide_table(30)
+    count = make_tokenizer("bundled", 64).count_tokens
+    p = parts(header, body)
+    splitter = Splitter(count=count, fits=lambda t: count(t) <= 64, budget=64, omit_header_on_overflow=True)
+    pieces = splitter.split(p)
+    check_rows(pieces, body, header, 1, p.fmt)
+    shown = " ".join(pc.text for pc in pieces)
+    assert sorted(re.findall(r"Column \d+ heading", shown)) == sorted(header[0])
+    assert len(re.findall(r"Column \d+ heading", shown)) == shown.count("Column")
+
+
+def test_splitter_keeps_no_state_between_units() -> None:
+    """Issue 15: one splitter, units in any order, the same pieces as fresh splitters."""
+    a = parts((("k", "v"),), tuple((f"r{i}", words(5, "x")) for i in range(30)), caption="Table A")
+    b = parts(_wide_table(20)[0], _wide_table(20)[1], caption="Table B", fmt="html")
+    shared = ws_splitter(40)
+    first_a, first_b = shared.split(a), shared.split(b)
+    assert shared.split(a) == first_a == ws_splitter(40).split(a)
+    assert shared.split(b) == first_b == ws_splitter(40).split(b)
+    assert shared.budget == 40
 
 
 def test_splitting_is_deterministic() -> None:
@@ -305,8 +452,9 @@ def test_triplet_row_under_a_column_label_longer_than_the_budget() -> None:
     p = parts((("k", words(70, "h")),), (("a", "v"),), fmt="triplets")
     pieces = ws_splitter(64).split(p)
     assert all(len(pc.text.split()) <= 64 for pc in pieces)
+    check_rows(pieces, p.rows.body, p.rows.header, 1, p.fmt)
     text = _pieces_text(pieces)
-    assert "column 2 = v" in text and "\n\na\n\n" in text
+    assert "column 2 = v" in text and "\na" in text
     assert text.split().count("h") == 70  # the long label appears in full, once
 
 

@@ -7,6 +7,8 @@ on a ``DoclingDocument`` built with docling-core's API. Example counts come from
 
 from __future__ import annotations
 
+import html
+
 import pytest
 from hypothesis import given, seed, settings
 from hypothesis import strategies as st
@@ -16,13 +18,17 @@ from split_helpers import (
     DocSpec,
     Grid,
     build_doc,
+    check_context,
     check_header,
+    check_markdown_tables,
     check_nothing_lost,
     check_rows,
+    covered_in_order,
     grids,
     header_block,
     make_tokenizer,
     paragraph_texts,
+    skeleton,
     stripped,
 )
 
@@ -41,13 +47,24 @@ headings_lists = st.lists(
 )
 
 
-def _splitter(tokenizer, headings: list[str]) -> tuple[Splitter, str]:
+def _splitter(tokenizer, headings: list[str], options: dict[str, bool]) -> tuple[Splitter, str]:
     """A Splitter set up the way ``EvidenceChunker._unit_chunks`` sets it up."""
     limit = tokenizer.get_max_tokens()
     count = tokenizer.count_tokens
     prefix = "\n".join(headings) + "\n" if headings else ""
     budget = piece_budget(count, limit, prefix)
-    return Splitter(count=count, fits=lambda text: count(prefix + text) <= limit, budget=budget), prefix
+    return Splitter(count=count, fits=lambda text: count(prefix + text) <= limit, budget=budget, **options), prefix
+
+
+header_options = st.sampled_from(
+    [
+        {},
+        {},
+        {"repeat_table_header": False},
+        {"omit_header_on_overflow": True},
+    ]
+)
+"""HybridChunker's table-header settings: the defaults (half the examples), header once, header omitted on overflow."""
 
 
 @st.composite
@@ -56,8 +73,8 @@ def unit_parts(draw: st.DrawFn) -> tuple[UnitParts, Grid]:
     rows = TableRows(header=grid.header, body=grid.body, label_cols=grid.label_cols)
     parts = UnitParts(
         caption=draw(st.one_of(st.just(""), paragraph_texts)).strip(),
-        context_before=tuple(draw(st.lists(paragraph_texts, max_size=3))),
-        context_after=tuple(draw(st.lists(paragraph_texts, max_size=3))),
+        context_before=tuple(draw(st.lists(st.one_of(paragraph_texts, row_texts(grid)), max_size=3))),
+        context_after=tuple(draw(st.lists(st.one_of(paragraph_texts, row_texts(grid)), max_size=3))),
         footnotes=tuple(f.strip() for f in draw(st.lists(paragraph_texts, max_size=3)) if f.strip()),
         rows=rows,
         fmt=TABLE_FORMATS[draw(st.sampled_from(FORMATS))],
@@ -65,14 +82,25 @@ def unit_parts(draw: st.DrawFn) -> tuple[UnitParts, Grid]:
     return parts, grid
 
 
+def row_texts(grid: Grid) -> st.SearchStrategy[str]:
+    """A sentence that names rows of ``grid``: their label and a value (so row-affine context is exercised)."""
+    if not grid.body:
+        return st.just("No rows.")
+    row = st.integers(0, len(grid.body) - 1).map(lambda r: grid.body[r])
+    sentence = row.map(lambda cells: f"In {' '.join(cells[: max(1, grid.label_cols)])} the value was {cells[-1]}.")
+    return st.lists(sentence, min_size=1, max_size=3).map(" ".join)
+
+
 @pytest.mark.parametrize("kind", TOKENIZER_KINDS)
-@given(data=unit_parts(), max_tokens=MAX_TOKENS, headings=headings_lists)
+@given(data=unit_parts(), max_tokens=MAX_TOKENS, headings=headings_lists, options=header_options)
 @seed(SEED)
 @settings(max_examples=settings.default.max_examples)
-def test_splitter_properties(kind: str, data: tuple[UnitParts, Grid], max_tokens: int, headings: list[str]) -> None:
+def test_splitter_properties(
+    kind: str, data: tuple[UnitParts, Grid], max_tokens: int, headings: list[str], options: dict[str, bool]
+) -> None:
     parts, grid = data
     tokenizer = make_tokenizer(kind, max_tokens)
-    splitter, prefix = _splitter(tokenizer, headings)
+    splitter, prefix = _splitter(tokenizer, headings, options)
     pieces = splitter.split(parts)
     assert pieces or not (grid.body or grid.header), "no pieces"
     count = tokenizer.count_tokens
@@ -86,12 +114,16 @@ def test_splitter_properties(kind: str, data: tuple[UnitParts, Grid], max_tokens
     body, header = (grid.body, grid.header) if grid.body else (grid.header, ())
     # 2. body rows exactly once, in order; column groups and cell fragments reassemble
     check_rows(pieces, body, header, grid.label_cols, parts.fmt)
-    # 3. header in every whole-row piece when it fits in half the budget
-    check_header(pieces, parts.fmt, header, grid.num_cols, count, splitter.budget)
-    # nothing lost: caption, footnotes, header cells
+    # 3. header of its columns in every whole-row piece when it fits in half the budget (default settings)
+    if not options:
+        check_header(pieces, parts.fmt, header, grid.num_cols, count, splitter.budget)
+    check_markdown_tables(pieces, parts.fmt)
+    # nothing lost: caption, footnotes, header cells; context not repeated, placed with its row or in the first piece
     check_nothing_lost([p.text for p in pieces], parts.fmt.name, parts.caption, parts.footnotes, grid.header)
-    # 4. deterministic
-    again, _ = _splitter(make_tokenizer(kind, max_tokens), headings)
+    check_context(pieces, parts.context, parts.rows_named())
+    # 4. deterministic, and stateless: the same splitter again, and a fresh one
+    assert splitter.split(parts) == pieces
+    again, _ = _splitter(make_tokenizer(kind, max_tokens), headings, options)
     assert again.split(parts) == pieces
 
 
@@ -113,15 +145,6 @@ def doc_specs(draw: st.DrawFn) -> DocSpec:
 def _chunks(kind: str, max_tokens: int, fmt: str | None, doc) -> tuple[EvidenceChunker, list]:
     chunker = EvidenceChunker(tokenizer=make_tokenizer(kind, max_tokens), table_format=fmt)
     return chunker, list(chunker.chunk(doc))
-
-
-def _whole_row_pieces(ranges: list[tuple[int, int]]) -> list[bool]:
-    """Which pieces hold whole rows: a non-empty range not shared with a neighbour (shared: a row split by columns)."""
-    out = []
-    for k, rng in enumerate(ranges):
-        shared = (k > 0 and ranges[k - 1] == rng) or (k + 1 < len(ranges) and ranges[k + 1] == rng)
-        out.append(rng[1] > rng[0] and not shared)
-    return out
 
 
 @pytest.mark.parametrize("kind", TOKENIZER_KINDS)
@@ -157,30 +180,35 @@ def test_chunker_properties(kind: str, spec: DocSpec, max_tokens: int, fmt: str 
     if pieces[0].meta.caption_source == "header_row":
         header = header[1:]
     tfmt = TABLE_FORMATS[fmt or "markdown"]
-    # 2. body rows in order, none lost or repeated; whole-row pieces render their rows
+    # 2. body rows in order: the ranges cover the rows consecutively, once per column group (a table split by
+    # columns is covered once per group); every body cell's text is in a piece holding its row
     ranges = [tuple(p.meta.rows) for p in pieces]
-    whole = _whole_row_pieces(ranges)
-    r = 0
+    n_rows, r = len(rows.body), 0
     for k, (a, b) in enumerate(ranges):
         if k > 0 and ranges[k - 1] == (a, b) and b == a + 1:
             continue  # the same row, split by columns
+        if r == n_rows and a == 0 and n_rows:
+            r = 0  # the next column group
         assert a == r, f"piece {k} starts at row {a}, expected {r}: {ranges}"
         r = b
-    assert r == len(rows.body), f"pieces end at row {r} of {len(rows.body)}: {ranges}"
+    assert r == n_rows, f"pieces end at row {r} of {n_rows}: {ranges}"
+    skels = [skeleton(p.text) for p in pieces]
+    for i, row in enumerate(rows.body):
+        holding = [skels[k] for k, (a, b) in enumerate(ranges) if a <= i < b]
+        for cell in row:
+            needle = skeleton(html.escape(cell, quote=False) if tfmt.name == "html" else cell)
+            assert covered_in_order(needle, holding), f"row {i}: cell {cell[:60]!r} not in the pieces holding the row"
+    # 3. with the default settings, every piece holding rows shows a header (of its columns) when the table's whole
+    # header fits in half the budget
     all_cols = tuple(range(rows.num_cols))
-    for k, p in enumerate(pieces):
-        if whole[k]:
-            for i in range(*p.meta.rows):
-                assert tfmt.row_line(rows.body[i], all_cols, header, rows.label_cols) in p.text, f"row {i} missing"
-    # 3. header in every whole-row piece when it fits in half the budget
-    if header and tfmt.header_lines(header, all_cols):
+    if header and tfmt.name != "triplets" and tfmt.header_lines(header, all_cols):
         headings = pieces[0].meta.headings
         prefix = chunker.delim.join(headings) + chunker.delim if headings else ""
         budget = piece_budget(count, max_tokens, prefix)
-        block = header_block(tfmt, header, rows.num_cols)
-        if count(block) <= budget // 2:
+        if count(header_block(tfmt, header, rows.num_cols)) <= budget // 2:
+            mark = {"markdown": "|---", "html": "<th>"}[tfmt.name]
             for k, p in enumerate(pieces):
-                assert not whole[k] or block in p.text, f"piece {k} lacks the header"
+                assert ranges[k][0] == ranges[k][1] or mark in p.text, f"piece {k} lacks a header"
     # nothing lost
     caption = pieces[0].meta.caption or ""
     notes = [f.strip() for f in spec.footnotes]
