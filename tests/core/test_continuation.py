@@ -400,3 +400,17 @@ def test_merging_never_loses_duplicates_or_reorders_a_row(
     for pieces in units.values():
         ranges = [c.meta.rows for c in pieces]
         assert ranges[0][0] == 0 and all(a[1] == b[0] for a, b in itertools.pairwise(ranges))
+
+
+def test_inspector_draws_a_continued_table_across_its_pages() -> None:
+    from docling_evidence.inspect_report import render_report
+
+    doc = three_part_doc()
+    chunker = EvidenceChunker()
+    page = render_report(doc, list(chunker.chunk(doc)), chunker)
+    card = page[page.index("<h2>Table units") : page.index("<h2>All chunks")]
+    assert "continued table: 3 parts" in card
+    assert [f"part {k}/3" in card for k in (1, 2, 3)] == [True, True, True]
+    assert [f"<figcaption>page {p}</figcaption>" in card for p in (1, 2, 3)] == [True, True, True]
+    apart = render_report(doc, list(EvidenceChunker(merge_continued_tables=False).chunk(doc)), chunker)
+    assert "continued table" not in apart and "part 1/3" not in apart
