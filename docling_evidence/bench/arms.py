@@ -8,7 +8,7 @@ their table chunk).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -226,9 +226,19 @@ def _pick_table_chunk(chunk_idx: list[int], texts: list[str], cells: list[str]) 
     return best
 
 
-def chunk_document(arm: str, chunker: BaseChunker, doc_id: str, doc: DoclingDocument) -> list[ChunkRecord]:
-    """Chunk one document the way ``arm`` does and return its records in index order."""
-    chunks = list(chunker.chunk(doc))
+SAME_CHUNKS: dict[str, str] = {"hybrid-pooled": "hybrid", "rowsplit": "hybrid"}
+"""Arms that index the chunks of another arm (same chunker, same limit): a run chunks once for both."""
+
+
+def chunk_document(
+    arm: str, chunker: BaseChunker, doc_id: str, doc: DoclingDocument, chunks: Sequence[Any] | None = None
+) -> list[ChunkRecord]:
+    """Chunk one document the way ``arm`` does and return its records in index order.
+
+    ``chunks``: the chunker's chunks of ``doc`` when already made (see :data:`SAME_CHUNKS`); ``chunker`` still
+    contextualizes them.
+    """
+    chunks = list(chunker.chunk(doc)) if chunks is None else list(chunks)
     evidence_arm = arm.startswith("evidence")
     records: list[ChunkRecord] = []
     for i, chunk in enumerate(chunks):
@@ -276,10 +286,20 @@ def _row_records(
     return rows
 
 
-def build_arm(arm: str, documents: dict[str, DoclingDocument], chunker: BaseChunker | None = None) -> list[ChunkRecord]:
-    """Records of every document, documents in dataset order."""
+def build_arm(
+    arm: str,
+    documents: dict[str, DoclingDocument],
+    chunker: BaseChunker | None = None,
+    chunks_of: dict[str, list[Any]] | None = None,
+) -> list[ChunkRecord]:
+    """Records of every document, documents in dataset order.
+
+    ``chunks_of``: chunks already made by the same chunker, by document id (the rest are chunked here and added).
+    """
     chunker = make_chunker(arm) if chunker is None else chunker
     out: list[ChunkRecord] = []
     for doc_id, doc in documents.items():
-        out.extend(chunk_document(arm, chunker, doc_id, doc))
+        if chunks_of is not None and doc_id not in chunks_of:
+            chunks_of[doc_id] = list(chunker.chunk(doc))
+        out.extend(chunk_document(arm, chunker, doc_id, doc, None if chunks_of is None else chunks_of[doc_id]))
     return out

@@ -212,12 +212,13 @@ def targets(
     from docling_evidence.bench.report import write_report
     from docling_evidence.bench.run import write_json_atomic
     from docling_evidence.bench.targets import render_targets
+    from docling_evidence.safe_write import write_text
 
     for limit, results in by_limit.items():
         write_json_atomic(output / f"limit-{limit}" / "results.json", results)
         write_report(results, output / f"limit-{limit}")
     path = output / "targets.md"
-    path.write_text(render_targets(by_limit, _command_line()), encoding="utf-8")
+    write_text(path, render_targets(by_limit, _command_line()))
     typer.echo(f"wrote {path}")
 
 
