@@ -7,16 +7,12 @@ plain JSON: every per-question outcome, the cost of each arm, the configuration,
 
 from __future__ import annotations
 
-import os
-import platform
 import statistics
-import subprocess
 import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +29,7 @@ from docling_evidence.bench.arms import (
 )
 from docling_evidence.bench.dataset import BenchDataset, QAItem
 from docling_evidence.bench.embed import Embedder
+from docling_evidence.bench.environment import environment
 from docling_evidence.bench.measures import BUDGETS, DEPTH, Outcome, delivered_within, is_hit, judge
 from docling_evidence.bench.retrieval import METHODS, RRF_K, SCOPES, Retriever
 from docling_evidence.bench.summary import summarize
@@ -41,8 +38,6 @@ from docling_evidence.tokenizer import DEFAULT_MAX_TOKENS
 
 RESULTS_SCHEMA: str = "docling-evidence-bench-results/2"
 """Version tag of the results JSON layout."""
-
-_PACKAGES = ("docling-core", "docling-evidence", "sentence-transformers", "torch", "transformers", "bm25s", "numpy")
 
 
 @dataclass
@@ -235,36 +230,6 @@ def _judge_arm(
             out.setdefault((method, scope, "flat"), []).append(flat)
             out.setdefault((method, scope, "maxpool"), []).append(pool)
     return out
-
-
-def environment() -> dict[str, Any]:
-    """Python, platform, CPU count, package versions and the git commit of the working tree (when known)."""
-    versions: dict[str, str | None] = {}
-    for name in _PACKAGES:
-        try:
-            versions[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            versions[name] = None
-    commit = None
-    try:
-        proc = subprocess.run(
-            ["git", "rev-parse", "HEAD"],
-            cwd=Path(__file__).resolve().parent,
-            capture_output=True,
-            text=True,
-            timeout=5,
-            check=False,
-        )
-        commit = proc.stdout.strip() or None
-    except (OSError, subprocess.SubprocessError):
-        pass
-    return {
-        "python": sys.version.split()[0],
-        "platform": platform.platform(),
-        "cpu_count": os.cpu_count(),
-        "packages": versions,
-        "git_commit": commit,
-    }
 
 
 def run_benchmark(

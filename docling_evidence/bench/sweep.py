@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import math
 import os
-import platform
 import statistics
 import sys
 import time
@@ -556,43 +555,12 @@ def _bm25_quality(task: SweepTask, st: dict[str, Any], covered: list[bool]) -> d
     return quality_from_ranks(ranks, covered)
 
 
-def environment(embedder: Embedder) -> dict[str, Any]:
-    """Where and with what the sweep ran."""
-    import importlib.metadata as md
+def sweep_environment(embedder: Embedder) -> dict[str, Any]:
+    """:func:`docling_evidence.bench.environment.environment` plus the embedder the sweep measured."""
+    from docling_evidence.bench.environment import environment
 
-    def version(pkg: str) -> str | None:
-        try:
-            return md.version(pkg)
-        except md.PackageNotFoundError:
-            return None
-
-    try:
-        import torch
-
-        threads: int | None = torch.get_num_threads()
-    except ImportError:
-        threads = None
-    import subprocess
-
-    try:
-        repo = Path(__file__).resolve().parents[2]
-        commit = subprocess.run(
-            ["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10
-        ).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        commit = ""
     return {
-        "git_commit": commit or None,
-        "python": sys.version.split()[0],
-        "platform": platform.platform(),
-        "machine": platform.machine(),
-        "cpu_count": os.cpu_count(),
-        "torch_threads": threads,
-        "load_average": list(os.getloadavg()) if hasattr(os, "getloadavg") else None,
-        "packages": {
-            p: version(p)
-            for p in ("docling-core", "docling-evidence", "sentence-transformers", "torch", "transformers", "numpy")
-        },
+        **environment(),
         "embedder": getattr(embedder, "name", type(embedder).__name__),
         "embedder_dim": embedder.dim,
         "embedder_max_seq_length": getattr(embedder, "max_seq_length", None),
@@ -705,7 +673,7 @@ def run_command(
         "schema": SCHEMA,
         "command": command,
         "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "environment": environment(emb),
+        "environment": sweep_environment(emb),
         "settings": {
             "seed": seed,
             "rounds": rounds,
