@@ -71,55 +71,17 @@ _GENERIC_LABELS = {
     "sum",
     "all",
 }
-_STOPWORDS = set(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "by",
-        "for",
-        "from",
-        "has",
-        "have",
-        "in",
-        "is",
-        "it",
-        "its",
-        "of",
-        "on",
-        "or",
-        "that",
-        "the",
-        "their",
-        "this",
-        "to",
-        "was",
-        "were",
-        "with",
-        "we",
-        "our",
-        "which",
-        "these",
-        "those",
-        "than",
-        "then",
-        "also",
-        "each",
-        "per",
-        "vs",
-        "using",
-        "used",
-        "based",
-        "table",
-        "shows",
-        "show",
-        "shown",
-    ]
-)
+_CAPTION_WORDS = frozenset({"table", "show", "shows", "shown", "using", "used", "based", "per", "vs"})
+"""Words every table caption may use: never a keyword that identifies one table."""
+
+
+def _stopwords() -> frozenset[str]:
+    from bm25s.stopwords import STOPWORDS_EN
+
+    return frozenset(STOPWORDS_EN) | _CAPTION_WORDS
+
+
+_STOPWORDS = _stopwords()
 
 
 @dataclass(frozen=True)
