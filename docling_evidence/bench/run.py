@@ -32,6 +32,7 @@ from docling_evidence.bench.embed import Embedder
 from docling_evidence.bench.environment import environment
 from docling_evidence.bench.measures import BUDGETS, DEPTH, Outcome, delivered_within, is_hit, judge
 from docling_evidence.bench.retrieval import METHODS, RRF_K, SCOPES, Retriever
+from docling_evidence.bench.stats import percentile
 from docling_evidence.bench.summary import summarize
 from docling_evidence.integrations.maxpool import max_pool, merge_piece_texts
 from docling_evidence.tokenizer import DEFAULT_MAX_TOKENS
@@ -114,14 +115,10 @@ def usable_questions(dataset: BenchDataset) -> tuple[list[QAItem], int]:
     return keep, len(dataset.questions) - len(keep)
 
 
-def _percentile(values: Sequence[float], q: float) -> float | None:
-    return float(np.percentile(np.asarray(values, dtype=np.float64), q)) if values else None
-
-
 def _timing(values: Sequence[float]) -> dict[str, Any]:
     return {
         "median": statistics.median(values) if values else None,
-        "p95": _percentile(values, 95),
+        "p95": percentile(values, 95) if values else None,
         "n": len(values),
     }
 
