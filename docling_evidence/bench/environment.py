@@ -37,7 +37,8 @@ def _git(*args: str) -> str:
 def environment(packages: Sequence[str] = PACKAGES) -> dict[str, Any]:
     """Python, platform, CPUs, load, package versions, and the git commit of the code that ran.
 
-    ``git_commit`` is None outside a git checkout; ``package_uncommitted`` lists files under ``docling_evidence/``
+    ``git_commit`` is None outside a git checkout, unless ``DOCLING_EVIDENCE_GIT_COMMIT`` names the commit an
+    exported tree (``git archive``) was made from; ``package_uncommitted`` lists files under ``docling_evidence/``
     that differ from that commit (so a number measured on uncommitted code says so). ``torch_threads`` is read only
     when torch is already imported (recording the environment never imports torch).
     """
@@ -54,7 +55,7 @@ def environment(packages: Sequence[str] = PACKAGES) -> dict[str, Any]:
         load = None
     status = _git("status", "--porcelain", "--", "docling_evidence")
     return {
-        "git_commit": _git("rev-parse", "HEAD") or None,
+        "git_commit": _git("rev-parse", "HEAD") or os.environ.get("DOCLING_EVIDENCE_GIT_COMMIT") or None,
         "package_uncommitted": [line[3:] for line in status.splitlines() if line.strip()],
         "date_utc": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M"),
         "python": platform.python_version(),
