@@ -226,8 +226,7 @@ def targets(
         limit = int(found.parent.name.removeprefix("limit-"))
         if limit not in by_limit:
             by_limit[limit] = load_results(found)
-    path = output / "targets.md"
-    write_text(path, render_targets(dict(sorted(by_limit.items())), _command_line()))
+    path = write_text(output / "targets.md", render_targets(dict(sorted(by_limit.items())), _command_line()))
     typer.echo(f"wrote {path}")
 
 
