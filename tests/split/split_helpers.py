@@ -182,8 +182,12 @@ WIDE_COLS = 12
 """A "wide" table has at least this many columns."""
 
 
+MAX_ROWS = 500 if os.environ.get("HYPOTHESIS_PROFILE") == "thorough" else 300
+"""Largest random table: 300 body rows in the ci profile (a bounded run time), 500 in the thorough one."""
+
+
 @st.composite
-def grids(draw: st.DrawFn, max_rows: int = 400, max_cols: int = 40, merges: bool = True) -> Grid:
+def grids(draw: st.DrawFn, max_rows: int = MAX_ROWS, max_cols: int = 40, merges: bool = True) -> Grid:
     """A random table: 0..max_rows body rows, 1..max_cols columns, 0..3 header rows, merged cells.
 
     Most tables are small; one in five is large (``LARGE_ROWS``..max_rows body rows) and one in five wide
