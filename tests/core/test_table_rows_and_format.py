@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from docling_core.types.doc import DoclingDocument, TableCell, TableData
+from docling_core.types.doc import DoclingDocument, TableData
 from docs_builder import table_data
 
 from docling_evidence.serializer import EvidenceSerializerProvider, render_table
@@ -10,33 +10,12 @@ from docling_evidence.table_format import TABLE_FORMATS, column_label
 from docling_evidence.table_rows import table_rows
 
 
-def _cell(text: str, r: int, c: int, rs: int = 1, cs: int = 1, header: bool = False) -> TableCell:
-    return TableCell(
-        text=text,
-        start_row_offset_idx=r,
-        end_row_offset_idx=r + rs,
-        start_col_offset_idx=c,
-        end_col_offset_idx=c + cs,
-        row_span=rs,
-        col_span=cs,
-        column_header=header,
-    )
-
-
 def _financial_table() -> tuple[DoclingDocument, object]:
     """TAT-QA style: a super-header spanning the year columns above the year row."""
     doc = DoclingDocument(name="d")
-    cells = [
-        _cell("", 0, 0, header=True),
-        _cell("Years Ended September 30,", 0, 1, cs=2, header=True),
-        _cell("", 1, 0, header=True),
-        _cell("2019", 1, 1, header=True),
-        _cell("2018", 1, 2, header=True),
-        _cell("Revenue | net", 2, 0),
-        _cell("1,234\n(restated)", 2, 1),
-        _cell("<b>99</b>", 2, 2),
-    ]
-    table = doc.add_table(data=TableData(num_rows=3, num_cols=3, table_cells=cells))
+    header = [["", "Years Ended September 30,", ""], ["", "2019", "2018"]]
+    body = [["Revenue | net", "1,234\n(restated)", "<b>99</b>"]]
+    table = doc.add_table(data=table_data(header, body, spans=[(0, 1, 1, 2)]))
     return doc, table
 
 
