@@ -490,6 +490,43 @@ def example(
     typer.echo(str(path))
 
 
+class CiteFormat(str, Enum):
+    """``text``: a readable report; ``json``: ``{"claims": [{"text", "supported", "evidence": [...]}]}``."""
+
+    text = "text"
+    json = "json"
+
+
+@app.command()
+def cite(
+    document: Annotated[Path, typer.Argument(help="The document (DoclingDocument .json or a file Docling converts).")],
+    answer: Annotated[str, typer.Option("--answer", "-a", help="The answer text to check ('-': read stdin).")],
+    chunks: Annotated[
+        Path | None,
+        typer.Option("--chunks", help="JSONL of the chunks the answer cites (`chunk` output) [default: whole doc]."),
+    ] = None,
+    fmt: Annotated[CiteFormat, typer.Option("--format", "-f", help="Output format.")] = CiteFormat.text,
+    strict: Annotated[bool, typer.Option("--strict", help="Exit 3 when some claim is unsupported.")] = False,
+) -> None:
+    """Check each claim of an answer (numbers, quotes, sentences) against the document: what supports it, page, box."""
+    from docling_evidence.cite import check_file, format_text
+
+    text = sys.stdin.read() if answer == "-" else answer
+    if not text.strip():
+        raise _usage_error("the answer is empty: give the answer text with --answer TEXT (or --answer - for stdin)")
+    try:
+        report = check_file(document, text, chunks)
+    except ValueError as exc:
+        _stderr().print(f"[bold red]error:[/] {escape(' '.join(str(exc).split()))}")
+        raise typer.Exit(1) from None
+    if fmt is CiteFormat.json:
+        typer.echo(json.dumps(report.to_dict(), ensure_ascii=False, indent=2))
+    else:
+        typer.echo(format_text(report), nl=False)
+    if strict and not report.supported:
+        raise typer.Exit(3)
+
+
 def main() -> None:
     """Entry point of the ``docling-evidence`` console script."""
     _quiet_environment()
