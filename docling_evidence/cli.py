@@ -434,6 +434,9 @@ def inspect(
     tokenizer: TokenizerOpt = None,
     bbox_threshold: BboxOpt = None,
     table_format: TableFormatOpt = None,
+    answer: Annotated[
+        str | None, typer.Option("--answer", "-a", help="Also check this answer (see `cite`) and outline its evidence.")
+    ] = None,
 ) -> None:
     """Write a self-contained HTML report per document: every chunk, its members and their boxes on the pages."""
     from docling_evidence.convert import InputError, chunk_document, convert_path, expand_inputs
@@ -467,7 +470,12 @@ def inspect(
         try:
             doc = convert_path(path)
             chunks = chunk_document(doc, chunker)
-            page = render_report(doc, chunks, chunker, source=path.name)
+            citations = None
+            if answer is not None:
+                from docling_evidence.cite import check_answer
+
+                citations = check_answer(answer, doc)
+            page = render_report(doc, chunks, chunker, source=path.name, citations=citations)
         except InputError as exc:
             failed += 1
             err.print(f"[bold red]error:[/] {escape(str(exc))}")
