@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
+import io
 import json
 import math
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from docling_evidence.bench.pareto import ParetoPoint, pareto_front
 from docling_evidence.bench.summary import summarize
+from docling_evidence.safe_write import write_bytes, write_text
 
 REPORT_NAME, HIT_PLOT, COST_PLOT = "report.md", "hit_by_type.png", "quality_vs_cost.png"
 """File names written into the report folder."""
@@ -210,15 +210,9 @@ def _ci(ci: dict[str, Any]) -> str:
 
 
 def _savefig(fig: Any, path: Path) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".png", dir=path.parent)
-    os.close(fd)
-    try:
-        fig.savefig(tmp, dpi=110, bbox_inches="tight", metadata={"Software": None})
-        os.chmod(tmp, 0o644)  # mkstemp creates 0600
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=110, bbox_inches="tight", metadata={"Software": None})
+    write_bytes(path, buffer.getvalue())
 
 
 def plot_hits_by_type(results: dict[str, Any], summary: dict[str, Any], path: Path) -> None:
@@ -302,10 +296,4 @@ def write_report(results: dict[str, Any], outdir: str | Path) -> Path:
     if stored is not None:
         same = json.loads(json.dumps(stored)) == json.loads(json.dumps(summary))
         text += f"\nStored summary in the results JSON matches the recomputation: {'yes' if same else 'NO'}.\n"
-    path = outdir / REPORT_NAME
-    fd, tmp = tempfile.mkstemp(prefix=f".{REPORT_NAME}.", suffix=".tmp", dir=outdir)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write(text)
-    os.chmod(tmp, 0o644)
-    os.replace(tmp, path)
-    return path
+    return write_text(outdir / REPORT_NAME, text)

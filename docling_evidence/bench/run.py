@@ -7,13 +7,11 @@ plain JSON: every per-question outcome, the cost of each arm, the configuration,
 
 from __future__ import annotations
 
-import json
 import os
 import platform
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -375,17 +373,7 @@ def run_benchmark(
 
 
 def write_json_atomic(path: str | Path, obj: Any) -> Path:
-    """Write ``obj`` as JSON to ``path`` via a temporary file in the same folder and ``os.replace``."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(obj, fh, ensure_ascii=False, separators=(",", ":"))
-            fh.write("\n")
-        os.chmod(tmp, 0o644)  # mkstemp creates 0600; results are meant to be shared
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+    """Write ``obj`` as compact JSON to ``path`` atomically (:func:`docling_evidence.safe_write.write_json`)."""
+    from docling_evidence.safe_write import write_json
+
+    return write_json(path, obj, compact=True, parents=True)
