@@ -15,8 +15,9 @@ the paragraphs):
 - perturbation: the answer with the last digit of its first number changed (``d -> d+1``, ``9 -> 8``) must not
   verify; ``false_verification`` = perturbed answers that still verify / answers whose original verified. A perturbed
   number that verifies to the very table cell it was copied from, when that cell holds one number, would be a bug
-  (``false_to_original``, must be 0; a paragraph or a header cell "2019 vs 2018" may hold both numbers); one that verifies elsewhere (the changed value, e.g. the other year, is also in
-  the cited chunks) is a limit of exact matching.
+  (``false_to_original``, must be 0; a paragraph or a header cell "2019 vs 2018" may hold both numbers); one that
+  verifies elsewhere (the changed value, e.g. the other year, is also in the cited chunks) is a limit of exact
+  matching.
 
 ```bash
 python -m docling_evidence.bench.citation --tatqa ../shared/data/tatqa/tatqa_dataset_dev.json -k 3 \\
