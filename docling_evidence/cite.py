@@ -32,7 +32,9 @@ actually cited.
 thousands separators):
 
 - A number is supported by a source number of the same value and sign, ``(12)`` being ``-12``; ``12.50`` equals
-  ``12.5``; a ``%`` on either side is optional (tables put it in the header). Scales: when the claim has a scale word
+  ``12.5``; a ``%`` on either side is optional (tables put it in the header). A number written without a sign is
+  also supported by the negative one (``match="unsigned"``: "a loss of 9,819" for a cell "(9,819)"); a negative
+  number is never supported by a positive one. Scales: when the claim has a scale word
   and the source has a different known scale (its own word, or the table's "in thousands" / "$'000" marker in the
   caption, header cells or footnotes) the values are compared after scaling, to the precision the claim is written
   with (``$1.5 million`` is supported by ``1,496.5`` in a table "in thousands"); two different known scales with the
@@ -75,7 +77,7 @@ MAX_SENTENCE_EVIDENCE: int = 3
 
 ClaimKind = Literal["number", "quote", "sentence"]
 SourceKind = Literal["table_cell", "table_row", "caption", "footnote", "heading", "paragraph"]
-MatchKind = Literal["exact", "scaled", "ngram"]
+MatchKind = Literal["exact", "unsigned", "scaled", "ngram"]
 
 _SCALE_WORDS: dict[str, Decimal] = {
     "thousand": Decimal(1000),
@@ -656,13 +658,18 @@ class CitationReport:
 
 
 def number_match(claim: Number, source: Number, source_scale: Decimal | None) -> MatchKind | None:
-    """How ``source`` (in a source whose scale is ``source_scale``) supports the number ``claim``, or None."""
-    if claim.negative != source.negative:
+    """How ``source`` (in a source whose scale is ``source_scale``) supports the number ``claim``, or None.
+
+    A negative claim needs a negative source; an unsigned claim also matches a negative source (``"unsigned"``: "a
+    loss of 9,819" for a cell "(9,819)" — the sign is in the words).
+    """
+    if claim.negative and not source.negative:
         return None
     scale = source.scale or source_scale
+    same: MatchKind = "unsigned" if source.negative and not claim.negative else "exact"
     if claim.value == source.value:
         if claim.scale is None or scale is None or claim.scale == scale or claim.percent or source.percent:
-            return "exact"
+            return same
         return None
     if claim.scale is None or scale is None or claim.scale == scale or claim.percent or source.percent:
         return None
@@ -672,6 +679,9 @@ def number_match(claim: Number, source: Number, source_scale: Decimal | None) ->
     if found != 0 and abs(claimed - found) <= tolerance:
         return "scaled"
     return None
+
+
+_MATCH_RANK: dict[str, int] = {"exact": 0, "unsigned": 1, "scaled": 2, "ngram": 3}
 
 
 def _evidence(source: Source, match: MatchKind, chunk: int | None) -> Evidence:
@@ -702,7 +712,8 @@ def _number_evidence(number: Number, pool: Sequence[tuple[Source, int | None]]) 
             if kind == "exact":
                 best = kind
                 break
-            best = best or kind
+            if kind is not None and (best is None or _MATCH_RANK[kind] < _MATCH_RANK[best]):
+                best = kind
         if best is not None:
             out.append(_evidence(source, best, chunk))
     return out

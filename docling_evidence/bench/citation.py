@@ -86,12 +86,6 @@ def cited_refs(report: CitationReport) -> set[str]:
     return {e.ref for c in report.claims if c.supported for e in c.evidence}
 
 
-def _supported_refs_of(report: CitationReport, claim_text: str) -> set[str]:
-    return {
-        e.ref for c in report.claims if c.kind == "number" and c.text == claim_text and c.supported for e in c.evidence
-    }
-
-
 def judge(report: CitationReport, gold: Sequence[str]) -> dict[str, Any]:
     """Per-question outcome: cited refs, true positives, gold count, verified, claims supported / total."""
     cited = cited_refs(report)
@@ -153,7 +147,6 @@ def _question_row(
         row["perturbed"] = None
         return row
     changed = check_answer(p.answer, sources, chunks)
-    original_refs = _supported_refs_of(report, p.original)
     changed_claim = next((c for c in changed.claims if c.kind == "number" and c.text == p.changed), None)
     # the same table cell holding one number (a paragraph, or a header cell "2019 vs 2018", may hold both)
     changed_cells = {
@@ -169,12 +162,11 @@ def _question_row(
         if e.kind == "table_cell"
     }
     row["perturbed"] = {
-        "answer": p.answer,
+        "changed": f"{p.original} -> {p.changed}",
         "verified": changed.supported,
         "year": p.year,
         "claim_supported": bool(changed_claim and changed_claim.supported),
         "to_original": bool(changed_cells & original_cells),
-        "original_refs": sorted(original_refs),
     }
     return row
 

@@ -86,7 +86,9 @@ def test_accounting_negative_percent_and_token_boundaries() -> None:
     doc = report_doc()
     neg = _only(check_answer("-12", doc), "number")
     assert [(e.row, e.col) for e in neg.evidence] == [(2, 1)]
-    assert not _only(check_answer("12", doc), "number").supported  # (12) is -12, and 12.5% is another number
+    unsigned = _only(check_answer("12", doc), "number")  # "costs of 12" for (12); 12.5% is another number
+    assert [(e.row, e.col, e.match) for e in unsigned.evidence] == [(2, 1, "unsigned")]
+    assert not _only(check_answer("-44.1", doc), "number").supported  # a negative claim needs a negative source
     pct = _only(check_answer("12.5 percent", doc), "number")
     assert [(e.row, e.col) for e in pct.evidence] == [(3, 1)]
     assert [(e.row, e.col) for e in _only(check_answer("44.1", doc), "number").evidence] == [(2, 2)]  # not 144.1

@@ -88,7 +88,12 @@ def test_a_perturbed_number_never_verifies_to_the_original_cell(
     [number] = [c for c in report.claims if c.kind == "number"]
     assert (i + 1, j + 1) not in {(e.row, e.col) for e in number.evidence}
     # and it verifies only where the table really holds the changed value
-    holders = {(r + 1, c + 1) for r, row in enumerate(values) for c, v in enumerate(row) if v == changed}
+    holders = {
+        (r + 1, c + 1)
+        for r, row in enumerate(values)
+        for c, v in enumerate(row)
+        if v == changed or (changed > 0 and v == -changed)  # an unsigned number also matches its negative
+    }
     assert {(e.row, e.col) for e in number.evidence if e.kind == "table_cell"} == holders
 
 
