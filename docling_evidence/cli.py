@@ -506,7 +506,13 @@ def inspect(
     bbox_threshold: BboxOpt = None,
     table_format: TableFormatOpt = None,
     answer: Annotated[
-        str | None, typer.Option("--answer", "-a", help="Also check this answer (see `cite`) and outline its evidence.")
+        str | None,
+        typer.Option(
+            "--answer",
+            "-a",
+            help=with_default("Check this answer (see `cite`); outline its evidence.", "none"),
+            show_default=False,
+        ),
     ] = None,
 ) -> None:
     """Write a self-contained HTML report per document: every chunk, its members and their boxes on the pages."""
@@ -606,10 +612,19 @@ def cite(
     answer: Annotated[str, typer.Option("--answer", "-a", help="The answer text to check ('-': read stdin).")],
     chunks: Annotated[
         Path | None,
-        typer.Option("--chunks", help="JSONL of the chunks the answer cites (`chunk` output) [default: whole doc]."),
+        typer.Option(
+            "--chunks",
+            help=with_default("JSONL of the chunks the answer cites (`chunk` output).", "the whole document"),
+            show_default=False,
+        ),
     ] = None,
     fmt: Annotated[CiteFormat, typer.Option("--format", "-f", help="Output format.")] = CiteFormat.text,
-    strict: Annotated[bool, typer.Option("--strict", help="Exit 3 when some claim is unsupported.")] = False,
+    strict: Annotated[
+        bool,
+        typer.Option(
+            "--strict", help=with_default("Exit 3 when some claim is unsupported.", "off"), show_default=False
+        ),
+    ] = False,
 ) -> None:
     """Check each claim of an answer (numbers, quotes, sentences) against the document: what supports it, page, box."""
     from docling_evidence.cite import check_file, format_text

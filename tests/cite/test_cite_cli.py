@@ -94,3 +94,11 @@ def test_inspect_outlines_the_cited_boxes(doc_path: Path, tmp_path: Path) -> Non
     assert "Citations (" in page and "✓ C" in page and "✗ C" in page
     # the supported number's cell box, drawn in page coordinates
     assert 'x="300.0" y="130.0" width="40.0" height="10.0" fill="#047857"' in page
+
+
+def test_cite_help_names_every_default() -> None:
+    result = CliRunner().invoke(app, ["cite", "--help"], env={"COLUMNS": "300", "TERMINAL_WIDTH": "300"})
+    assert result.exit_code == 0
+    for flag in ("--chunks", "--format", "--strict"):
+        [row] = [line for line in result.stdout.splitlines() if f"{flag} " in line]
+        assert "[default: " in row, row
