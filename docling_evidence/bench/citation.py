@@ -176,7 +176,9 @@ def run(dataset: Any, arms: Sequence[str], k: int, log: Any = None) -> dict[str,
     from docling_evidence.bench.arms import make_chunker
     from docling_evidence.bench.retrieval import Retriever
 
-    by_doc = dataset.questions_by_doc()
+    by_doc: dict[str, list[Any]] = {doc_id: [] for doc_id in dataset.documents}
+    for q in dataset.questions:
+        by_doc[q.doc_id].append(q)
     sources = {doc_id: DocumentSources(doc) for doc_id, doc in dataset.documents.items()}
     results: dict[str, Any] = {}
     for arm in arms:
