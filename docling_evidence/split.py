@@ -367,8 +367,8 @@ class Splitter:
             _Item(kind, t, self.tokens(t), is_caption=is_caption and len(texts) == 1, is_footnote=is_footnote, ctx=ctx)
             for t in texts
         ]
-        if sticky and items:
-            items[-1].sticky = True
+        for item in items:  # context cut into fragments starts a piece of its own rather than end another one
+            item.sticky = sticky
         return items
 
     def _header_items(self, parts: UnitParts, oh: _Overhead, cols: Sequence[int]) -> list[_Item]:
@@ -783,7 +783,8 @@ class Splitter:
         if item.kind != "row" and item.tokens > 1:
             frags = self.fragments(item.text, max(1, item.tokens // 2))
             items = [_Item(item.kind, f, self.tokens(f), is_footnote=item.is_footnote, ctx=item.ctx) for f in frags]
-            items[-1].sticky = item.sticky
+            for fragment in items:
+                fragment.sticky = item.sticky
             return items
         raise _Unsplittable(item)
 
