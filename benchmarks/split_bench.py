@@ -35,7 +35,9 @@ CHUNKERS = ("evidence", "hybrid")
 DEFAULT_SIZES = (100, 300, 1_000, 10_000, 100_000)
 BIG = 100_000
 """Sizes from here on are measured ``--big-repeats`` times (one 100k-row run takes minutes on a 2-core machine)."""
-N_COLS = 5
+N_COLS = int(os.environ.get("SPLIT_BENCH_COLS", "5"))
+"""Columns of the table (``--cols``; a wide table, 6+, is split by column groups). Read from the environment so the
+worker subprocesses see the same value."""
 START, END = "<!-- split-bench:start -->", "<!-- split-bench:end -->"
 
 
@@ -47,7 +49,8 @@ def build_doc(n_rows: int) -> Any:
     doc.add_heading(text="Results", level=1)
     doc.add_text(label=DocItemLabel.TEXT, text="The ledger below lists every synthetic item with its four amounts.")
     caption = doc.add_text(label=DocItemLabel.CAPTION, text="Table 1: Synthetic ledger (amounts in thousands)")
-    header = ["Item", "Opening balance", "Additions", "Disposals", "Closing balance"]
+    header = ["Item", "Opening balance", "Additions", "Disposals", "Closing balance"][:N_COLS]
+    header += [f"Adjustment {c - 4} (restated)" for c in range(5, N_COLS)]
     cells = [
         TableCell(
             text=h,
@@ -61,6 +64,7 @@ def build_doc(n_rows: int) -> Any:
     ]
     for r in range(1, n_rows + 1):
         values = [f"Item {r:06d}", f"{r * 7 % 9973:,}.5", f"({r * 13 % 997})", f"{r * 3 % 211}", f"{r * 11 % 99991:,}"]
+        values = values[:N_COLS] + [f"{r * (c + 3) % 9973:,}.{c % 10}" for c in range(5, N_COLS)]
         cells.extend(
             TableCell(
                 text=v,
@@ -248,13 +252,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-tokens", type=int, default=256)
     parser.add_argument("--timeout", type=float, default=300.0, help="CPU seconds per run before it is a timeout")
     parser.add_argument("--chunkers", nargs="+", default=list(CHUNKERS), choices=CHUNKERS)
+    parser.add_argument("--cols", type=int, default=N_COLS, help="columns of the table (default 5)")
     parser.add_argument("--worker", nargs=2, metavar=("CHUNKER", "ROWS"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
         print(json.dumps(worker(args.worker[0], int(args.worker[1]), args.max_tokens, args.timeout)))
         return 0
-    if min(args.repeats, args.big_repeats, args.max_tokens, *args.sizes) < 1:
-        parser.error("--repeats, --big-repeats, --max-tokens and --sizes must be positive")
+    if min(args.repeats, args.big_repeats, args.max_tokens, args.cols, *args.sizes) < 1:
+        parser.error("--repeats, --big-repeats, --max-tokens, --cols and --sizes must be positive")
+    if args.cols != N_COLS:  # re-run with the environment the workers read
+        env = {**os.environ, "SPLIT_BENCH_COLS": str(args.cols)}
+        return subprocess.run(
+            [sys.executable, __file__, *(argv if argv is not None else sys.argv[1:])], env=env
+        ).returncode
     results = run(sorted(args.sizes), args.repeats, args.big_repeats, args.max_tokens, args.timeout, args.chunkers)
     table = markdown_table(results)
     print(table)

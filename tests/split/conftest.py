@@ -51,3 +51,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     report = outcome.get_result()
     if report.failed and getattr(getattr(item, "obj", None), "is_hypothesis_test", False):
         report.sections.append(("hypothesis seed", f"reproduce with SPLIT_HYPOTHESIS_SEED={SEED} (profile {PROFILE})"))
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Name the run's seed and profile at the end of every run that collected this folder."""
+    terminalreporter.write_line(f"split property suite: SPLIT_HYPOTHESIS_SEED={SEED}, profile {PROFILE}")
