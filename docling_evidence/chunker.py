@@ -27,6 +27,9 @@ _log = logging.getLogger(__name__)
 MIN_PIECE_BUDGET = 16
 """Below this many tokens left after the headings, a unit's pieces are emitted without headings."""
 
+CONTEXT_GAP = " … "
+"""Joins the sentences a unit takes from one context paragraph when it does not take them all."""
+
 
 class EvidenceChunker(BaseChunker):
     r"""Chunker that emits one evidence unit per table — caption, context, table, footnotes — plus text chunks.
@@ -223,10 +226,13 @@ class EvidenceChunker(BaseChunker):
                 "headings of %s leave too little room for the table: emitted without them", unit.table.self_ref
             )
             headings, prefix, budget = None, "", limit
+        n_before = len(unit.context_before)
+        n_context = n_before + len(unit.context_after)
+        context = [_context_text(unit, k, item_text, index) for k in range(n_context)]
         parts = UnitParts(
             caption=unit.caption.text if unit.caption else "",
-            context_before=tuple(item_text(index.order[it.self_ref]) for it in unit.context_before),
-            context_after=tuple(item_text(index.order[it.self_ref]) for it in unit.context_after),
+            context_before=tuple(context[:n_before]),
+            context_after=tuple(context[n_before:]),
             footnotes=tuple(f.text.strip() for f in unit.footnotes if f.text.strip()),
             rows=unit.rows,
             fmt=TABLE_FORMATS[fmt_name],
@@ -249,6 +255,7 @@ class EvidenceChunker(BaseChunker):
         n_before = len(unit.context_before)
         before = [context[i] for i in piece.kept_context if i < n_before]
         after = [context[i] for i in piece.kept_context if i >= n_before]
+        spans = {context[i].self_ref: list(unit.spans_of(i)) for i in piece.kept_context}
         footnotes = list(unit.footnotes) if piece.has_footnotes else []
         members: list[tuple[Any, MemberRole]] = [
             *((it, "caption") for it in caption_items),
@@ -268,6 +275,7 @@ class EvidenceChunker(BaseChunker):
             caption_source=unit.caption.source if unit.caption else None,
             roles={it.self_ref: role for it, role in members},
             rows=piece.rows,
+            context_spans=spans,
         )
         return EvidenceChunk(text=piece.text, meta=meta)
 
@@ -308,6 +316,15 @@ class EvidenceChunker(BaseChunker):
             size = max(1, size - max(1, size // 16))
         _log.warning("a text chunk over %d tokens was cut into %d pieces", self.max_tokens, len(out))
         return out
+
+
+def _context_text(unit: EvidenceUnit, k: int, item_text: Any, index: DocIndex) -> str:
+    """The k-th context paragraph as the unit shows it: rendered whole, or its chosen sentences joined by " … "."""
+    item = (*unit.context_before, *unit.context_after)[k]
+    spans = unit.spans_of(k)
+    if spans == ((0, len(item.text)),):
+        return item_text(index.order[item.self_ref])
+    return CONTEXT_GAP.join(item.text[a:b] for a, b in spans)
 
 
 def _anchor(chunk: DocChunk, index: DocIndex) -> int:

@@ -47,6 +47,8 @@ class EvidenceUnit:
         context_before: explaining paragraphs before the table, in reading order.
         context_after: explaining paragraphs after it.
         context_rank: priority of each paragraph of ``context_before + context_after`` (0 = most important).
+        context_spans: for each paragraph of ``context_before + context_after``, the half-open character spans of its
+            ``text`` that the unit uses, in order (empty: the whole paragraph).
         unit_id: stable id (document identity + table ref).
     """
 
@@ -59,6 +61,13 @@ class EvidenceUnit:
     context_after: tuple[TextItem, ...]
     unit_id: str
     context_rank: tuple[int, ...] = ()
+    context_spans: tuple[tuple[tuple[int, int], ...], ...] = ()
+
+    def spans_of(self, k: int) -> tuple[tuple[int, int], ...]:
+        """Character spans used of the k-th paragraph of ``context_before + context_after`` (whole text if unset)."""
+        item = (*self.context_before, *self.context_after)[k]
+        spans = self.context_spans[k] if k < len(self.context_spans) else ()
+        return spans or ((0, len(item.text)),)
 
     def owned_refs(self) -> set[str]:
         """Refs that belong to this unit only (table, caption, footnotes); context stays in the text chunks too."""

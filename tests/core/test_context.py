@@ -107,3 +107,15 @@ def test_similarity_gate_is_off_at_zero_and_filters_when_on() -> None:
     assert strict == []
     loose = _context_texts(_layout_doc(), sim_threshold=0.05)
     assert "As Table 1 shows, growth held." in loose
+
+
+def test_meta_records_the_character_spans_of_every_context_item() -> None:
+    chunker = EvidenceChunker()
+    for chunk in chunker.chunk(_layout_doc()):
+        roles = chunk.meta.roles
+        context = [it for it in chunk.meta.doc_items if roles[it.self_ref] == "context"]
+        assert sorted(chunk.meta.context_spans) == sorted(it.self_ref for it in context)
+        for item in context:
+            spans = chunk.meta.context_spans[item.self_ref]
+            assert spans and all(0 <= a < b <= len(item.text) for a, b in spans)
+            assert all(item.text[a:b] in chunk.text for a, b in spans)
