@@ -43,7 +43,19 @@ __all__ = [
     "bundled_tokenizer",
     "load_tokenizer",
 ]
-__version__ = "0.1.0"
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("docling-evidence")
+    except PackageNotFoundError:  # running from a source tree that was never installed
+        return "0+unknown"
+
+
+__version__ = _version()
+"""The installed distribution's version (pyproject.toml is its one source)."""
 
 
 def __getattr__(name: str) -> Any:

@@ -200,7 +200,6 @@ def html_doc(tmp_path_factory: pytest.TempPathFactory) -> Any:
     return converter.DocumentConverter().convert(path).document
 
 
-@pytest.mark.slow
 def test_html_table_unit_has_caption_and_reading_order_context(html_doc: Any) -> None:
     from docling_evidence import EvidenceChunker
 
@@ -229,7 +228,6 @@ def test_html_table_unit_has_caption_and_reading_order_context(html_doc: Any) ->
     assert any("next year" in c.text for c in chunks if c.meta.kind == "text")
 
 
-@pytest.mark.slow
 def test_html_round_trips_and_works_with_the_calling_code(html_doc: Any) -> None:
     from docling_evidence import EvidenceChunker
 
@@ -279,7 +277,6 @@ def test_evidence_meta_round_trips_on_a_split_unit_of_a_real_fixture() -> None:
     _round_trip(chunks)
 
 
-@pytest.mark.slow
 def test_evidence_meta_round_trips_on_html(html_doc: Any) -> None:
     from docling_evidence import EvidenceChunker
 

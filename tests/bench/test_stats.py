@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pytest
 
@@ -46,18 +44,15 @@ def test_bootstrap_constant_and_zero_differences() -> None:
     assert (plus.diff, plus.low, plus.high) == (1.0, 1.0, 1.0)
 
 
-def test_bootstrap_is_seeded_paired_and_fast() -> None:
+def test_bootstrap_is_seeded_and_paired() -> None:
     rng = np.random.default_rng(7)
     groups = [f"d{i % 300}" for i in range(3000)]
     base = rng.random(3000) < 0.5
     arm = base | (rng.random(3000) < 0.1)  # arm never loses a question: paired CI must sit above 0
-    t0 = time.perf_counter()
     a = paired_bootstrap_ci(arm, base, groups, seed=3)
-    elapsed = time.perf_counter() - t0
     b = paired_bootstrap_ci(arm, base, groups, seed=3)
     assert a == b
     assert 0 < a.low <= a.diff <= a.high
-    assert elapsed < 5.0
 
 
 def test_bootstrap_rejects_bad_input() -> None:

@@ -22,7 +22,7 @@ def test_block_extraction() -> None:
 
 
 def test_docs_examples_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    for module in ("langchain_docling", "llama_index.readers.docling", "llama_index.node_parser.docling"):
+    for module in ("langchain_docling", "llama_index.node_parser.docling"):
         pytest.importorskip(module)
     blocks = python_blocks(DOC.read_text(encoding="utf-8"))
     assert len(blocks) >= 6, "docs/integrations.md lost its examples"

@@ -1,4 +1,4 @@
-"""LlamaIndex: DoclingReader + DoclingNodeParser with EvidenceChunker, embedding text, max-pool postprocessor."""
+"""LlamaIndex: DoclingNodeParser with EvidenceChunker, embedding text, max-pool postprocessor."""
 
 from __future__ import annotations
 
@@ -71,14 +71,7 @@ def build_index(chunker: Any, dl_doc: Any, embed: Any) -> VectorStoreIndex:
 
 
 # ---------------------------------------------------------------------------------------------------------------------
-# Reader + node parser, end to end
-
-
-def _reader(converter: Any) -> Any:
-    pytest.importorskip("llama_index.readers.docling")
-    from llama_index.readers.docling import DoclingReader
-
-    return DoclingReader(export_type=DoclingReader.ExportType.JSON, doc_converter=converter)
+# Converted documents through the node parser, end to end (as DoclingReader(export_type=JSON) hands them over)
 
 
 def _check_nodes(nodes: list[Any], chunker: Any, dl_doc: Any) -> None:
@@ -89,24 +82,24 @@ def _check_nodes(nodes: list[Any], chunker: Any, dl_doc: Any) -> None:
         assert {key: node.metadata[key] for key in FLAT} == {key: getattr(chunk.meta, key) for key in FLAT}
 
 
-def test_reader_and_parser_on_html_converted_offline(example_html: Path, converter: Any) -> None:
+def test_parser_on_html_converted_offline(example_html: Path, converter: Any) -> None:
     from docling_evidence import EvidenceChunker
 
     chunker = EvidenceChunker()
-    documents = _reader(converter).load_data(str(example_html))
-    nodes = contextualize_nodes(DoclingNodeParser(chunker=chunker).get_nodes_from_documents(documents), chunker)
-    _check_nodes(nodes, chunker, converter.convert(str(example_html)).document)
+    dl_doc = converter.convert(str(example_html)).document
+    nodes = parse(chunker, dl_doc)
+    _check_nodes(nodes, chunker, dl_doc)
     assert any(n.metadata["parts"] > 1 for n in nodes)
 
 
-def test_reader_and_parser_on_real_fixture_json(fixture_json: Path, converter: Any) -> None:
+def test_parser_on_real_fixture_json(fixture_json: Path, converter: Any) -> None:
     from docling_core.types.doc import DoclingDocument
 
     from docling_evidence import EvidenceChunker
 
     chunker = EvidenceChunker()
-    documents = _reader(converter).load_data(str(fixture_json))
-    nodes = contextualize_nodes(DoclingNodeParser(chunker=chunker).get_nodes_from_documents(documents), chunker)
+    dl_doc = converter.convert(str(fixture_json)).document
+    nodes = parse(chunker, dl_doc)
     _check_nodes(nodes, chunker, DoclingDocument.load_from_json(fixture_json))
     assert all(n.metadata["page_span"] for n in nodes if n.metadata["kind"] == "table")
 
