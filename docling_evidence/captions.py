@@ -133,10 +133,40 @@ def looks_like_caption(text: str) -> bool:
     return words[0][:1].isupper() or words[0][:1].isdigit() or len(words) <= 12
 
 
+_NUM = r"(?:(?-i:[A-Z])[.\-]?)?\d+(?:[.\-–]\d+)*[a-z]?(?![\w.\-–]\w)|(?-i:[IVXLC]+)\b"
+_MENTION = re.compile(
+    rf"(?:\btables?\b\.?|\btab\.|\btbl\.|표)\s*(?P<nums>(?:{_NUM})(?:\s*(?:,|and|&)\s*(?:{_NUM}))*)",
+    re.IGNORECASE,
+)
+_ONE_NUM = re.compile(_NUM, re.IGNORECASE)
+_FIGURE_MENTION = re.compile(r"(?:\bfig(?:ure)?s?\b\.?|그림)\s*\d", re.IGNORECASE)
+
+
+def normalize_label(label: str) -> str:
+    """The form in which table labels are compared ("3a" and "3A" are the same table)."""
+    return label.upper()
+
+
+def table_mentions(text: str) -> list[tuple[str, int, int]]:
+    """Every table label ``text`` names, with the span of the mention: "as Tables 2 and 3 show" gives
+    ``[("2", a, b), ("3", a, b)]``. Labels are normalised (:func:`normalize_label`); "Table 3.1" names "3.1", not
+    "3"."""
+    found: list[tuple[str, int, int]] = []
+    for m in _MENTION.finditer(text):
+        for num in _ONE_NUM.finditer(m.group("nums")):
+            found.append((normalize_label(num.group(0)), m.start(), m.end()))
+    return found
+
+
+def mentions_figure(text: str) -> bool:
+    """True when ``text`` names a figure ("Figure 5", "Fig. 3", "그림 1")."""
+    return _FIGURE_MENTION.search(text) is not None
+
+
 def mentions_table(text: str, label: str) -> bool:
     """True when ``text`` refers to table ``label`` ("as Table 3 shows", "Tab. 3", "표 3")."""
-    pattern = rf"(?:\btable\.?|\btab\.|\btbl\.|표)\s*{re.escape(label)}(?!\w)(?![.\-–]\d)"
-    return re.search(pattern, text, re.IGNORECASE) is not None
+    wanted = normalize_label(label)
+    return any(found == wanted for found, _a, _b in table_mentions(text))
 
 
 _EMBEDDED_START = re.compile(

@@ -155,7 +155,7 @@ class EvidenceChunker(BaseChunker):
             with_footnotes=self.with_footnotes,
             bbox_threshold=self.bbox_threshold,
             context_budget=budget,
-            count_item_tokens=lambda idx: self.tokenizer.count_tokens(item_text(idx)),
+            count_text=self.tokenizer.count_tokens,
             keep_context=keep,
         )
         fmt_name = self.table_format or table_format_of(doc_ser) or "markdown"

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from docling_core.types.doc import DocItemLabel, DoclingDocument, TableItem, TextItem
 
 from docling_evidence.captions import CaptionMatch, find_caption, table_label
-from docling_evidence.context import choose_context
+from docling_evidence.context import build_context_index, choose_context, table_terms
 from docling_evidence.doc_index import DocIndex
 from docling_evidence.layout import horizontal_overlap, nearest_gap
 from docling_evidence.table_rows import TableRows, table_rows
@@ -135,10 +135,14 @@ def build_units(
     with_footnotes: bool,
     bbox_threshold: float,
     context_budget: int,
-    count_item_tokens: Callable[[int], int],
+    count_text: Callable[[str], int],
     keep_context: Callable[[TableItem, list[int]], list[bool]] | None = None,
 ) -> list[EvidenceUnit]:
-    """Build one unit per table of the body with any cell text, in reading order."""
+    """Build one unit per table of the body with any cell text, in reading order.
+
+    Captions and footnotes are found first for every table (so no table takes another one's caption as context),
+    then each table's context.
+    """
     key = document_key(doc)
     taken: set[str] = set()
     caption_owner: dict[str, str] = {}
@@ -170,24 +174,6 @@ def build_units(
             footnotes = _linked_texts(doc, item, "footnotes")
             footnotes += [f for f in _unlinked_footnotes(index, pos, taken) if f not in footnotes]
             taken.update(f.self_ref for f in footnotes)
-        before: tuple[TextItem, ...] = ()
-        after: tuple[TextItem, ...] = ()
-        rank: tuple[int, ...] = ()
-        if with_context:
-            excluded = {c.self_ref for c in (caption.items if caption else ())} | {f.self_ref for f in footnotes}
-            choice = choose_context(
-                index,
-                pos,
-                label=table_label(caption.text) if caption else None,
-                excluded=excluded | taken,
-                bbox_threshold=bbox_threshold,
-                budget=context_budget,
-                count_tokens=count_item_tokens,
-                keep=(lambda idxs, table=item: keep_context(table, idxs)) if keep_context else None,
-            )
-            before = tuple(index.items[i] for i in choice.before)  # type: ignore[misc]
-            after = tuple(index.items[i] for i in choice.after)  # type: ignore[misc]
-            rank = choice.rank
         units.append(
             EvidenceUnit(
                 table=item,
@@ -195,10 +181,44 @@ def build_units(
                 rows=rows,
                 caption=caption,
                 footnotes=tuple(footnotes),
-                context_before=before,
-                context_after=after,
+                context_before=(),
+                context_after=(),
                 unit_id=stable_id(key, item.self_ref),
-                context_rank=rank,
             )
         )
-    return units
+    if not with_context:
+        return units
+    labels = {u.position: table_label(u.caption.text) if u.caption else None for u in units}
+    ctx = build_context_index(index, labels)
+    with_context_units = []
+    for unit in units:
+        if unit.table.label == DocItemLabel.DOCUMENT_INDEX:
+            with_context_units.append(unit)  # a table of contents: no paragraph explains it
+            continue
+        text_end: dict[int, int] = {}
+        if unit.caption is not None and unit.caption.partial:
+            for cap in unit.caption.items:
+                start = cap.text.rfind(unit.caption.text)
+                if start > 0:
+                    text_end[index.order[cap.self_ref]] = start
+        choice = choose_context(
+            ctx,
+            unit.position,
+            terms=table_terms(unit.rows, unit.caption.text if unit.caption else "", labels[unit.position]),
+            excluded=taken,
+            bbox_threshold=bbox_threshold,
+            budget=context_budget,
+            count_text=count_text,
+            text_end=text_end,
+            keep=(lambda idxs, table=unit.table: keep_context(table, idxs)) if keep_context else None,
+        )
+        with_context_units.append(
+            dataclasses.replace(
+                unit,
+                context_before=tuple(index.items[i] for i in choice.before),  # type: ignore[misc]
+                context_after=tuple(index.items[i] for i in choice.after),  # type: ignore[misc]
+                context_rank=choice.rank,
+                context_spans=choice.spans,
+            )
+        )
+    return with_context_units
