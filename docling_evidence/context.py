@@ -55,7 +55,7 @@ MAX_LAYOUT_NEIGHBOURS = 8
 RELEVANCE_THRESHOLD = 2.0
 """Least weight of shared words/numbers for a sentence that does not name the table to count as explaining it."""
 
-LEAD_IN_GAP_PT = 20.0
+LEAD_IN_GAP_PT = 36.0
 """With layout: a paragraph right above the table, in its column and at most this far (points), introduces it."""
 
 MIN_SHARED_WORDS = 2
@@ -278,27 +278,32 @@ def _layout_candidates(ctx: ContextIndex, t_idx: int, bbox_threshold: float) -> 
             found[idx] = _Candidate(idx, False, horizontal_overlap(hit[1], hit[2]) > 0, hit[0])
     t_pages = {b.page for b in t_boxes}
     for direction, edge_page in ((-1, min(t_pages) - 1), (1, max(t_pages) + 1)):
-        # the table opens (closes) its page, or only text that goes with it stands between it and the page edge
+        # the table opens (closes) its page, or only its caption, footnotes, other non-text items or its lead-in
+        # (the paragraph right above it) stand between it and the page edge
         start = t_idx
         for _step in range(MAX_LAYOUT_NEIGHBOURS):
             nxt = start + direction
             if not (0 <= nxt < len(index.items)) or index.is_heading(nxt) or index.page_of(nxt) not in t_pages:
+                break
+            lead_in = nxt == t_idx - 1 and nxt in found and found[nxt].same_column
+            if index.is_paragraph(nxt) and not (lead_in and found[nxt].distance <= LEAD_IN_GAP_PT):
                 break
             start = nxt
         on_page = [index.pages_of_index.get(p, []) for p in t_pages]
         at_edge = any(ids and ids[0 if direction < 0 else -1] == start for ids in on_page)
         if not at_edge:
             continue
-        idx = start + direction
-        while 0 <= idx < len(index.items) and not (index.is_paragraph(idx) or index.is_heading(idx)):
+        # up to MAX_ORDER_STEPS paragraphs across the page break, in the same section
+        idx, steps, taken = start + direction, 0, 0
+        while 0 <= idx < len(index.items) and taken < MAX_ORDER_STEPS and steps < 4 * MAX_LAYOUT_NEIGHBOURS:
+            if index.is_heading(idx) or index.page_of(idx) not in (edge_page, *t_pages):
+                break
+            if index.is_paragraph(idx) and any(b.page == edge_page for b in index.boxes[index.items[idx].self_ref]):
+                taken += 1
+                if idx not in found:
+                    found[idx] = _Candidate(idx, False, True, bbox_threshold + taken)
             idx += direction
-        if (
-            0 <= idx < len(index.items)
-            and index.is_paragraph(idx)
-            and idx not in found
-            and any(b.page == edge_page for b in index.boxes[index.items[idx].self_ref])
-        ):
-            found[idx] = _Candidate(idx, False, True, bbox_threshold)
+            steps += 1
     return found
 
 

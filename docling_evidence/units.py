@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from docling_core.types.doc import DocItemLabel, DoclingDocument, TableItem, TextItem
 
-from docling_evidence.captions import CaptionMatch, find_caption, table_label
+from docling_evidence.captions import CaptionMatch, build_caption_index, find_caption, table_label
 from docling_evidence.context import build_context_index, choose_context, table_terms
 from docling_evidence.doc_index import DocIndex
 from docling_evidence.layout import horizontal_overlap, nearest_gap
@@ -147,6 +147,7 @@ def build_units(
     taken: set[str] = set()
     caption_owner: dict[str, str] = {}
     units: list[EvidenceUnit] = []
+    cap_index = build_caption_index(index) if with_caption and index.has_layout else None
     for pos, item in enumerate(index.items):
         if not isinstance(item, TableItem):
             continue
@@ -155,7 +156,7 @@ def build_units(
             continue
         caption = None
         if with_caption:
-            caption = find_caption(index, item, rows, taken, _linked_texts(doc, item, "captions"))
+            caption = find_caption(index, item, rows, taken, _linked_texts(doc, item, "captions"), cap_index)
             if caption is not None:
                 for cap in caption.items:
                     if cap.self_ref in caption_owner and caption.source == "docling_ref":
