@@ -49,7 +49,8 @@ def _delivered(chunks: list[Any]) -> dict[str, set[str]]:
             continue
         roles = chunk.meta.roles
         table = next(ref for ref, role in roles.items() if role == "table")
-        found.setdefault(table, set()).update(ref for ref, role in roles.items() if role == "context")
+        shown = {ref for ref, role in roles.items() if role == "context"} | set(chunk.meta.context_spans)
+        found.setdefault(table, set()).update(shown)
     return found
 
 

@@ -255,7 +255,7 @@ class EvidenceChunker(BaseChunker):
         n_before = len(unit.context_before)
         before = [context[i] for i in piece.kept_context if i < n_before]
         after = [context[i] for i in piece.kept_context if i >= n_before]
-        spans = {context[i].self_ref: list(unit.spans_of(i)) for i in piece.kept_context}
+        spans = {context[i].self_ref: _shown(context[i].text, unit.spans_of(i), piece.text) for i in piece.kept_context}
         footnotes = list(unit.footnotes) if piece.has_footnotes else []
         members: list[tuple[Any, MemberRole]] = [
             *((it, "caption") for it in caption_items),
@@ -264,6 +264,9 @@ class EvidenceChunker(BaseChunker):
             *((it, "footnote") for it in footnotes),
             *((it, "context") for it in after),
         ]
+        # a paragraph holding the table's merged caption may also give context: listed once, as the caption
+        seen: set[str] = set()
+        members = [(it, role) for it, role in members if not (it.self_ref in seen or seen.add(it.self_ref))]
         meta = EvidenceMeta(
             doc_items=[it for it, _ in members],
             headings=headings,
@@ -325,6 +328,26 @@ def _context_text(unit: EvidenceUnit, k: int, item_text: Any, index: DocIndex) -
     if spans == ((0, len(item.text)),):
         return item_text(index.order[item.self_ref])
     return CONTEXT_GAP.join(item.text[a:b] for a, b in spans)
+
+
+def _shown(text: str, spans: tuple[tuple[int, int], ...], shown: str) -> list[tuple[int, int]]:
+    """The part of ``spans`` (of ``text``) that ``shown`` holds: all of them, or — when the splitter kept only an
+    excerpt of the context — the spans up to the longest prefix it shows."""
+    if all(text[a:b] in shown for a, b in spans):
+        return list(spans)
+    out: list[tuple[int, int]] = []
+    for a, b in spans:
+        if text[a:b] in shown:
+            out.append((a, b))
+            continue
+        lo, hi = 0, b - a  # longest prefix of text[a:b] found in ``shown``
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            lo, hi = (mid, hi) if text[a : a + mid] in shown else (lo, mid - 1)
+        if text[a : a + lo].strip():
+            out.append((a, a + len(text[a : a + lo].rstrip())))
+        break
+    return out
 
 
 def _anchor(chunk: DocChunk, index: DocIndex) -> int:

@@ -55,8 +55,9 @@ class EvidenceMeta(DocMeta):
     context_spans: dict[str, list[tuple[int, int]]] = Field(
         default_factory=dict,
         description=(
-            "For each context doc item of the chunk (by self_ref): the half-open character spans of its `text` that"
-            " the chunk shows, in order; [(0, len(text))] when the whole paragraph is used."
+            "For each doc item of the chunk used as context (by self_ref): the half-open character spans of its"
+            " `text` that the chunk shows as context, in order; [(0, len(text))] when the whole paragraph is used."
+            " A paragraph that also holds the table's merged caption keeps the role 'caption'."
         ),
     )
 

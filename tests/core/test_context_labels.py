@@ -60,3 +60,28 @@ def test_measured_recall_and_precision_do_not_fall_below_the_report() -> None:
                 got = r[measure]
                 assert got["recall"] >= floor["recall"] - 1e-9, (r["document"], limit, measure)
                 assert got["precision"] >= floor["precision"] - 1e-9, (r["document"], limit, measure)
+
+
+@pytest.mark.skipif(not FIXTURES.is_dir(), reason="needs ../shared/fixtures")
+@pytest.mark.parametrize("limit", [128, 512])
+def test_fixture_context_spans_are_shown_and_never_another_tables_caption(limit: int) -> None:
+    from docling_evidence import EvidenceChunker
+
+    for path in sorted(FIXTURES.glob("*.json")):
+        chunks = [c for c in EvidenceChunker(max_tokens=limit).chunk(DoclingDocument.load_from_json(path))]
+        units = [c for c in chunks if c.meta.kind == "table"]
+        caption_of = {
+            ref: next(r for r, role in c.meta.roles.items() if role == "table")
+            for c in units
+            for ref, role in c.meta.roles.items()
+            if role == "caption"
+        }
+        for chunk in units:
+            table = next(r for r, role in chunk.meta.roles.items() if role == "table")
+            items = {it.self_ref: it for it in chunk.meta.doc_items}
+            assert len(items) == len(chunk.meta.doc_items), path.name  # every doc item listed once
+            for ref, spans in chunk.meta.context_spans.items():
+                assert caption_of.get(ref, table) == table, (path.name, ref)
+                text = items[ref].text
+                for a, b in spans:
+                    assert 0 <= a < b <= len(text) and text[a:b] in chunk.text, (path.name, ref, a, b)
