@@ -285,7 +285,7 @@ def _layout_candidates(ctx: ContextIndex, t_idx: int, bbox_threshold: float) -> 
             nxt = start + direction
             if not (0 <= nxt < len(index.items)) or index.is_heading(nxt) or index.page_of(nxt) not in t_pages:
                 break
-            lead_in = nxt == t_idx - 1 and nxt in found and found[nxt].same_column
+            lead_in = nxt == _paragraph_before(index, t_idx) and nxt in found and found[nxt].same_column
             if index.is_paragraph(nxt) and not (lead_in and found[nxt].distance <= LEAD_IN_GAP_PT):
                 break
             start = nxt
@@ -341,14 +341,12 @@ def _relevant_sentences(
 ) -> list[tuple[float, int]]:
     """(priority weight, sentence number) of the sentences that explain the table, most important first.
 
-    A paragraph naming other tables and not this one describes them: none of its sentences is taken. A lead-in
-    (the text right above the table) is taken whole.
+    A paragraph naming other tables and not this one describes them: none of its sentences is taken. Of a lead-in
+    (the text right above the table) with no such sentence, its last sentence is taken.
     """
     named_any = frozenset().union(*para.named) if para.named else frozenset()
     if named_any and terms.label not in named_any:
         return []
-    if lead_in:
-        return [(0.0, k) for k in range(len(para.spans))]
     chosen: dict[int, float] = {}
     after_naming = False
     for k in range(len(para.spans)):
@@ -370,6 +368,8 @@ def _relevant_sentences(
         elif after_naming:
             chosen[k] = 0.0
         after_naming = False
+    if lead_in and not chosen and para.spans:
+        chosen[len(para.spans) - 1] = 0.0  # the sentence right above the table introduces it
     return sorted(((w, k) for k, w in chosen.items()), key=lambda wk: (-wk[0], wk[1]))
 
 
@@ -479,11 +479,25 @@ def _inside_picture(ctx: ContextIndex, t_idx: int) -> bool:
     return True
 
 
-def _lead_in(ctx: ContextIndex, t_idx: int, candidates: dict[int, _Candidate], layout: bool) -> int | None:
-    """The paragraph that introduces the table: right before it in reading order (nothing between) and, with
-    layout, in its column within ``LEAD_IN_GAP_PT``; without layout, ending with a colon."""
+def _paragraph_before(index: DocIndex, t_idx: int) -> int | None:
+    """The paragraph before the table in reading order with only non-text items, captions or footnotes between
+    (at most ``MAX_LAYOUT_NEIGHBOURS`` of them), or None."""
     idx = t_idx - 1
-    if idx < 0 or idx not in candidates or not ctx.index.is_paragraph(idx):
+    while idx >= 0 and t_idx - idx <= MAX_LAYOUT_NEIGHBOURS:
+        if index.is_paragraph(idx):
+            return idx
+        item = index.items[idx]
+        if index.is_heading(idx) or (isinstance(item, TextItem) and item.self_ref not in index.satellites):
+            return None
+        idx -= 1
+    return None
+
+
+def _lead_in(ctx: ContextIndex, t_idx: int, candidates: dict[int, _Candidate], layout: bool) -> int | None:
+    """The paragraph that introduces the table (:func:`_paragraph_before`): with layout, in its column within
+    ``LEAD_IN_GAP_PT``; without layout, ending with a colon."""
+    idx = _paragraph_before(ctx.index, t_idx)
+    if idx is None or idx not in candidates:
         return None
     cand = candidates[idx]
     if layout:
