@@ -27,6 +27,10 @@ _log = logging.getLogger(__name__)
 MIN_PIECE_BUDGET = 16
 """Below this many tokens left after the headings, a unit's pieces are emitted without headings."""
 
+CONTEXT_JOIN_SLACK = 8
+"""Of the room left beside a table, 1/8 (plus 4 tokens) is kept free for the joins between context sentences, which
+are counted one by one."""
+
 CONTEXT_GAP = " … "
 """Joins the sentences a unit takes from one context paragraph when it does not take them all."""
 
@@ -151,6 +155,8 @@ class EvidenceChunker(BaseChunker):
             def keep(table: TableItem, idxs: list[int]) -> list[bool]:
                 return gate(render_table(table_rows(table, doc), "markdown"), [item_text(i) for i in idxs])
 
+        fmt_name = self.table_format or table_format_of(doc_ser) or "markdown"
+        headings_at = _headings_by_position(index)
         units = build_units(
             doc,
             index,
@@ -162,9 +168,8 @@ class EvidenceChunker(BaseChunker):
             count_text=self.tokenizer.count_tokens,
             keep_context=keep,
             merge_continued_tables=self.merge_continued_tables,
+            context_room=lambda u: self._context_room(u, fmt_name, headings_at.get(u.position)),
         )
-        fmt_name = self.table_format or table_format_of(doc_ser) or "markdown"
-        headings_at = _headings_by_position(index)
         unit_chunks = [
             (u.position, self._unit_chunks(u, fmt_name, headings_at.get(u.position), item_text, index)) for u in units
         ]
@@ -209,6 +214,19 @@ class EvidenceChunker(BaseChunker):
             yield chunk
         for _pos, chunks in inserts[k:]:
             yield from chunks
+
+    def _context_room(self, unit: EvidenceUnit, fmt_name: TableFormatName, headings: list[str] | None) -> int | None:
+        """Tokens left for context beside a unit that fits one piece without it (None when it does not fit anyway):
+        context never makes a table split that would fit whole."""
+        from docling_evidence.serializer import render_table
+
+        blocks = [unit.caption.text if unit.caption else "", render_table(unit.rows, fmt_name)]
+        blocks += [f.text.strip() for f in unit.footnotes]
+        base = self.tokenizer.count_tokens(self._embed_prefix(headings) + "\n\n".join(b for b in blocks if b))
+        if base > self.max_tokens:
+            return None
+        left = self.max_tokens - base
+        return max(0, left - left // CONTEXT_JOIN_SLACK - 4)
 
     # ------------------------------------------------------------------------------------------------------------
     def _embed_prefix(self, headings: list[str] | None) -> str:

@@ -38,7 +38,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from docling_core.types.doc import PictureItem, TextItem
+from docling_core.types.doc import PictureItem, TableItem, TextItem
 
 from docling_evidence.captions import mentions_figure, normalize_label, table_mentions
 from docling_evidence.doc_index import DocIndex
@@ -55,8 +55,13 @@ MAX_LAYOUT_NEIGHBOURS = 8
 RELEVANCE_THRESHOLD = 2.0
 """Least weight of shared words/numbers for a sentence that does not name the table to count as explaining it."""
 
+ADJACENT_MAX_SENTENCES = 3
+"""An adjacent paragraph of at most this many sentences counts whole; of a longer one, the sentence next to the
+table and the relevant sentences."""
+
 LEAD_IN_GAP_PT = 36.0
-"""With layout: a paragraph right above the table, in its column and at most this far (points), introduces it."""
+"""With layout: a paragraph right above the table, in its column and at most this far (points), introduces it (it
+then lets context reach across the page break above it)."""
 
 MIN_SHARED_WORDS = 2
 """A sentence that shares no number with the table must share at least this many distinct words with it."""
@@ -147,6 +152,7 @@ class ContextIndex:
         paragraphs: reading positions of the paragraphs that may be context, ascending.
         named_by: normalised table label -> reading positions of the paragraphs naming it.
         tables_by_label: normalised table label -> reading positions of the tables carrying it.
+        tables: reading positions of every unit table, ascending.
         doc_freq: word/number -> how many paragraphs contain it.
     """
 
@@ -154,6 +160,7 @@ class ContextIndex:
     paragraphs: list[int]
     named_by: dict[str, list[int]]
     tables_by_label: dict[str, list[int]]
+    tables: list[int]
     doc_freq: Counter[str]
     pictures: dict[int, list[Box]] = field(default_factory=dict)
     _by_top: dict[int, list[tuple[float, int]]] = field(default_factory=dict)
@@ -218,7 +225,8 @@ def build_context_index(index: DocIndex, table_labels: dict[int, str | None]) ->
         if isinstance(item, PictureItem):
             for box in index.boxes[item.self_ref]:
                 pictures.setdefault(box.page, []).append(box)
-    return ContextIndex(index, paragraphs, named_by, tables_by_label, doc_freq, pictures, by_top, by_bottom)
+    tables = sorted(table_labels)
+    return ContextIndex(index, paragraphs, named_by, tables_by_label, tables, doc_freq, pictures, by_top, by_bottom)
 
 
 @dataclass(frozen=True)
@@ -311,12 +319,16 @@ def _order_candidates(ctx: ContextIndex, t_idx: int) -> dict[int, _Candidate]:
     index = ctx.index
     section = index.section_of(t_idx)
     j = bisect_left(ctx.paragraphs, t_idx)
+    # only the text between the previous and the next table: beyond them it is theirs
+    k = bisect_left(ctx.tables, t_idx)
+    lo = ctx.tables[k - 1] if k > 0 else -1
+    hi = ctx.tables[k + 1] if k + 1 < len(ctx.tables) and ctx.tables[k] == t_idx else len(index.items)
     found: dict[int, _Candidate] = {}
     for steps, idx in enumerate(reversed(ctx.paragraphs[max(0, j - MAX_ORDER_STEPS) : j]), start=1):
-        if index.section_of(idx) == section:
+        if index.section_of(idx) == section and idx > lo:
             found[idx] = _Candidate(idx, False, True, float(steps))
     for steps, idx in enumerate(ctx.paragraphs[j : j + MAX_ORDER_STEPS], start=1):
-        if idx != t_idx and index.section_of(idx) == section:
+        if idx != t_idx and index.section_of(idx) == section and idx < hi and not _introduces_a_table(index, idx):
             found[idx] = _Candidate(idx, False, True, float(steps))
     return found
 
@@ -337,12 +349,14 @@ def _naming(ctx: ContextIndex, t_idx: int, label: str | None) -> list[int]:
 
 
 def _relevant_sentences(
-    ctx: ContextIndex, para: _Paragraph, terms: TableTerms, lead_in: bool = False
+    ctx: ContextIndex, para: _Paragraph, terms: TableTerms, adjacent: int = 0, every: bool = False
 ) -> list[tuple[float, int]]:
     """(priority weight, sentence number) of the sentences that explain the table, most important first.
 
-    A paragraph naming other tables and not this one describes them: none of its sentences is taken. Of a lead-in
-    (the text right above the table) with no such sentence, its last sentence is taken.
+    A paragraph naming other tables and not this one describes them: none of its sentences is taken. Every other
+    sentence of a short paragraph adjacent to the table (:func:`_adjacent`; ``adjacent`` -1 before it, +1 after it)
+    counts, ranked by its weight; of a longer one, the sentence next to the table counts besides the relevant ones.
+    With ``every`` (a paragraph of the table's own section, without layout), every sentence counts, ranked.
     """
     named_any = frozenset().union(*para.named) if para.named else frozenset()
     if named_any and terms.label not in named_any:
@@ -363,13 +377,15 @@ def _relevant_sentences(
         score = sum(ctx.weight(w) for w in shared_words)
         score += sum(ctx.weight(n) + NUMBER_BONUS for n in shared_numbers)
         # one shared word is too weak a sign (every paragraph of a paper shares one with each table)
+        short = len(para.spans) <= ADJACENT_MAX_SENTENCES
+        next_to_table = (adjacent < 0 and k == len(para.spans) - 1) or (adjacent > 0 and k == 0)
         if score >= RELEVANCE_THRESHOLD and (shared_numbers or len(shared_words) >= MIN_SHARED_WORDS):
             chosen[k] = score
+        elif every or (adjacent and (short or next_to_table)):
+            chosen[k] = score / 1000 - 1  # weak: text next to the table, taken after every relevant sentence
         elif after_naming:
             chosen[k] = 0.0
         after_naming = False
-    if lead_in and not chosen and para.spans:
-        chosen[len(para.spans) - 1] = 0.0  # the sentence right above the table introduces it
     return sorted(((w, k) for k, w in chosen.items()), key=lambda wk: (-wk[0], wk[1]))
 
 
@@ -384,6 +400,7 @@ def choose_context(
     count_text: Callable[[str], int],
     text_end: dict[int, int] | None = None,
     keep: Callable[[list[int]], list[bool]] | None = None,
+    room: int | None = None,
 ) -> ContextChoice:
     """Choose the context of the table at reading position ``t_idx``.
 
@@ -399,6 +416,8 @@ def choose_context(
             table's caption contributes only what comes before the caption); such paragraphs may be context even
             when their ref is in ``excluded``.
         keep: optional gate (e.g. embedding similarity) returning, per candidate position, whether it may be used.
+        room: tokens left beside a table that fits one piece (None: it does not fit anyway). Only sentences naming
+            the table may take more than that, up to ``budget``: other context never makes such a table split.
     """
     if budget <= 0 or _inside_picture(ctx, t_idx):
         return ContextChoice((), (), (), ())
@@ -411,13 +430,14 @@ def choose_context(
         candidates[idx] = _Candidate(idx, True, near.same_column if near else False, near.distance if near else 0.0)
         if near is None:
             candidates[idx] = _Candidate(idx, True, False, float(abs(idx - t_idx)), far=True)
-    lead_in = _lead_in(ctx, t_idx, candidates, layout)
+    adjacent = _adjacent(ctx, t_idx, candidates, layout)
     relevant: dict[int, list[tuple[float, int]]] = {}
     for idx in candidates:
         ref = index.items[idx].self_ref
         if ref in excluded and idx not in text_end:
             continue
-        sentences = _relevant_sentences(ctx, ctx.paragraph(idx, text_end.get(idx)), terms, idx == lead_in)
+        para = ctx.paragraph(idx, text_end.get(idx))
+        sentences = _relevant_sentences(ctx, para, terms, adjacent.get(idx, 0), not layout and not candidates[idx].far)
         if sentences:
             relevant[idx] = sentences
     ranked = sorted((candidates[i] for i in relevant), key=_Candidate.rank)
@@ -427,24 +447,45 @@ def choose_context(
     if keep is not None and ranked:
         allowed = keep([c.idx for c in ranked])
         ranked = [c for c, ok in zip(ranked, allowed, strict=True) if ok]
-    # sentences naming the table first (from every paragraph), then the sentences that follow them, then the rest
+    # 1. sentences naming the table (from every paragraph), then the sentences that follow them; 2. whole paragraphs
+    # (their listed sentences), in rank order, that still fit; 3. the remaining sentences sharing words/numbers with
+    # the table, then the weak ones (next to the table, or in its section without layout)
     order = [
-        (tier, pos, k)
+        (tier, pos, -weight, k)
         for pos, cand in enumerate(ranked)
         for weight, k in relevant[cand.idx]
-        for tier in [0 if weight == math.inf else 1 if weight == 0.0 else 2]
+        for tier in [0 if weight == math.inf else 1 if weight == 0.0 else 2 if weight > 0 else 3]
     ]
-    order.sort(key=lambda entry: (entry[0], entry[1]))
+    order.sort()
+    costs: dict[tuple[int, int], int] = {}
+
+    def cost(idx: int, k: int) -> int:
+        if (idx, k) not in costs:
+            para = ctx.paragraph(idx, text_end.get(idx))
+            a, b = para.spans[k]
+            costs[(idx, k)] = count_text(para.text[a:b])
+        return costs[(idx, k)]
+
     used = 0
     taken: dict[int, list[int]] = {}
-    for _tier, pos, k in order:
+
+    def take(idx: int, ks: list[int]) -> None:
+        nonlocal used
+        taken.setdefault(idx, []).extend(ks)
+        used += sum(cost(idx, k) for k in ks)
+
+    cap = budget if room is None else min(budget, room)  # only a sentence naming the table may exceed the room
+    for tier, pos, _weight, k in order:
+        if tier <= 1 and used + cost(ranked[pos].idx, k) <= (budget if tier == 0 else cap):
+            take(ranked[pos].idx, [k])
+    for cand in ranked:
+        rest = [k for _w, k in relevant[cand.idx] if k not in taken.get(cand.idx, ())]
+        if rest and used + sum(cost(cand.idx, k) for k in rest) <= cap:
+            take(cand.idx, rest)
+    for tier, pos, _weight, k in order:
         idx = ranked[pos].idx
-        para = ctx.paragraph(idx, text_end.get(idx))
-        a, b = para.spans[k]
-        cost = count_text(para.text[a:b])
-        if used + cost <= budget:
-            taken.setdefault(idx, []).append(k)
-            used += cost
+        if tier >= 2 and k not in taken.get(idx, ()) and used + cost(idx, k) <= cap:
+            take(idx, [k])
     priority = {idx: k for k, idx in enumerate(taken)}
     chosen = sorted(taken)
     spans = []
@@ -479,31 +520,56 @@ def _inside_picture(ctx: ContextIndex, t_idx: int) -> bool:
     return True
 
 
-def _paragraph_before(index: DocIndex, t_idx: int) -> int | None:
-    """The paragraph before the table in reading order with only non-text items, captions or footnotes between
-    (at most ``MAX_LAYOUT_NEIGHBOURS`` of them), or None."""
-    idx = t_idx - 1
-    while idx >= 0 and t_idx - idx <= MAX_LAYOUT_NEIGHBOURS:
+def _paragraph_before(index: DocIndex, t_idx: int, direction: int = -1) -> int | None:
+    """The paragraph before (``direction`` -1) or after (+1) the table in reading order with only captions,
+    footnotes or other non-text items (not pictures or tables) between (at most ``MAX_LAYOUT_NEIGHBOURS``), or
+    None."""
+    idx = t_idx + direction
+    while 0 <= idx < len(index.items) and abs(t_idx - idx) <= MAX_LAYOUT_NEIGHBOURS:
         if index.is_paragraph(idx):
             return idx
         item = index.items[idx]
-        if index.is_heading(idx) or (isinstance(item, TextItem) and item.self_ref not in index.satellites):
+        if index.is_heading(idx) or isinstance(item, PictureItem | TableItem):
+            return None  # another float, or a heading, stands between
+        if isinstance(item, TextItem) and item.self_ref not in index.satellites:
             return None
-        idx -= 1
+        idx += direction
     return None
 
 
-def _lead_in(ctx: ContextIndex, t_idx: int, candidates: dict[int, _Candidate], layout: bool) -> int | None:
-    """The paragraph that introduces the table (:func:`_paragraph_before`): with layout, in its column within
-    ``LEAD_IN_GAP_PT``; without layout, ending with a colon."""
-    idx = _paragraph_before(ctx.index, t_idx)
-    if idx is None or idx not in candidates:
-        return None
-    cand = candidates[idx]
-    if layout:
-        return idx if cand.same_column and cand.distance <= LEAD_IN_GAP_PT else None
-    text = ctx.index.items[idx].text.rstrip()  # type: ignore[attr-defined]
-    return idx if text.endswith(":") else None
+def _adjacent(ctx: ContextIndex, t_idx: int, candidates: dict[int, _Candidate], layout: bool) -> dict[int, int]:
+    """The paragraphs right before and right after the table in reading order (only non-text items, captions or
+    footnotes between), when they are candidates — with layout, in the table's column on its page, or (before the
+    table) at the end of the previous page: they introduce or discuss it even in words it does not share ("(Please
+    select all that apply)", an option's description)."""
+    index = ctx.index
+    t_pages = {b.page for b in index.boxes[index.items[t_idx].self_ref]}
+    found: dict[int, int] = {}
+    for direction in (-1, 1):
+        idx = _paragraph_before(index, t_idx, direction)
+        if idx is None or idx not in candidates:
+            continue
+        on_page = any(b.page in t_pages for b in index.boxes[index.items[idx].self_ref])
+        # with layout: in the table's column on its page, or the text that ends the previous page (a lead-in)
+        if layout and not ((candidates[idx].same_column and on_page) or (direction < 0 and not on_page)):
+            continue
+        if direction > 0 and _introduces_a_table(index, idx):
+            continue  # the text between two tables that leads into the next one is that one's
+        found[idx] = direction
+    return found
+
+
+def _introduces_a_table(index: DocIndex, idx: int) -> bool:
+    """Whether the next item after the paragraph at ``idx`` (captions and footnotes skipped) is a table."""
+    nxt = idx + 1
+    while nxt < len(index.items) and nxt - idx <= MAX_LAYOUT_NEIGHBOURS:
+        item = index.items[nxt]
+        if isinstance(item, TableItem):
+            return True
+        if not (isinstance(item, TextItem) and item.self_ref in index.satellites):
+            return False
+        nxt += 1
+    return False
 
 
 def _continues(ctx: ContextIndex, idx: int, own_column: set[int]) -> bool:

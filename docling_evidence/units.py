@@ -167,12 +167,14 @@ def build_units(
     count_text: Callable[[str], int],
     keep_context: Callable[[TableItem, list[int]], list[bool]] | None = None,
     merge_continued_tables: bool = True,
+    context_room: Callable[[EvidenceUnit], int | None] | None = None,
 ) -> list[EvidenceUnit]:
     """Build one unit per table of the body with any cell text, in reading order; with
     ``merge_continued_tables``, a table continued on the next pages is one unit (its first part's position).
 
     Captions and footnotes are found first for every table (so no table takes another one's caption as context),
-    then each table's context.
+    then each table's context, within ``context_budget`` tokens and, when ``context_room`` gives a number for the
+    unit (the room beside a table that fits one piece), within that too except for sentences naming the table.
     """
     key = document_key(doc)
     taken: set[str] = set()
@@ -258,6 +260,7 @@ def build_units(
             excluded=taken,
             bbox_threshold=bbox_threshold,
             budget=context_budget,
+            room=context_room(unit) if context_room else None,
             count_text=count_text,
             text_end=text_end,
             keep=(lambda idxs, table=unit.table: keep_context(table, idxs)) if keep_context else None,

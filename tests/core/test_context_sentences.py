@@ -70,13 +70,17 @@ def test_a_long_paragraph_contributes_the_sentences_that_explain_the_table() -> 
     first = _units(doc)[0]
     assert "Table 1 shows revenue by year." in first.text
     assert "Revenue rose to 12 in 2020." in first.text
-    assert "weather and lunch" not in first.text
+    assert "Unrelated remark x about" not in first.text  # filler far from the table and from its terms
     ((ref, spans),) = first.meta.context_spans.items()
     item = next(it for it in first.meta.doc_items if it.self_ref == ref)
-    assert [item.text[a:b] for a, b in spans] == ["Table 1 shows revenue by year. Revenue rose to 12 in 2020."]
+    # the naming sentence with the one after it, and the sentence right above the table (it leads into it)
+    assert [item.text[a:b] for a, b in spans] == [
+        "Table 1 shows revenue by year. Revenue rose to 12 in 2020.",
+        f"Unrelated remark {'x' * 30} about weather and lunch.",
+    ]
     # the full paragraph stays in its text chunk
     texts = [c.text for c in EvidenceChunker().chunk(doc) if c.meta.kind == "text"]
-    assert any(f"Unrelated remark {'x' * 30} about" in t for t in texts)
+    assert any("Unrelated remark x about" in t for t in texts)
 
 
 def test_a_paragraph_about_another_table_is_not_context() -> None:
@@ -100,11 +104,28 @@ def test_context_spans_index_item_text_and_never_hold_another_tables_caption(fil
             assert not any(cap in text for cap in captions)
 
 
-def test_context_without_layout_is_chosen_by_sentence_too() -> None:
+def test_without_layout_a_long_paragraph_gives_its_most_relevant_sentences_first() -> None:
     doc = DoclingDocument(name="d")
     doc.add_heading(text="Results")
-    doc.add_text(label=DocItemLabel.TEXT, text="Staff numbers are private. Revenue was 12 in 2020 as the table shows.")
+    filler = " ".join(f"Offices moved {'x' * (k + 1)} in spring." for k in range(40))
+    doc.add_text(label=DocItemLabel.TEXT, text=f"{filler} Revenue was 12 in 2020 as shown. {filler}")
     doc.add_table(data=table_data([["Year", "Revenue"]], [["2019", "10"], ["2020", "12"]]))
     (unit,) = _units(doc)
-    assert "Revenue was 12 in 2020 as the table shows." in unit.text
-    assert "Staff numbers are private." not in unit.text
+    assert "Revenue was 12 in 2020 as shown." in unit.text  # ranked first although mid-paragraph
+    ((ref, spans),) = unit.meta.context_spans.items()
+    item = next(it for it in unit.meta.doc_items if it.self_ref == ref)
+    assert sum(b - a for a, b in spans) < len(item.text)  # not the whole paragraph: it is over the budget
+
+
+def test_without_layout_the_text_leading_into_the_next_table_is_not_this_tables() -> None:
+    doc = DoclingDocument(name="d")
+    doc.add_heading(text="Results")
+    doc.add_table(data=table_data([["Year", "Revenue"]], [["2019", "10"], ["2020", "12"]]))
+    doc.add_text(label=DocItemLabel.TEXT, text="Revenue was 12 in 2020.")
+    doc.add_text(label=DocItemLabel.TEXT, text="Costs by year were as follows:")
+    doc.add_table(data=table_data([["Year", "Costs"]], [["2019", "4"], ["2020", "5"]]))
+    doc.add_text(label=DocItemLabel.TEXT, text="Costs grew in 2020.")
+    first, second = _units(doc)
+    assert "Revenue was 12 in 2020." in first.text
+    assert "Costs by year were as follows:" not in first.text and "Costs grew" not in first.text
+    assert "Costs by year were as follows:" in second.text and "Costs grew in 2020." in second.text
