@@ -55,11 +55,15 @@ def _delivered(chunks: list[Any]) -> dict[str, set[str]]:
 
 
 def _chosen(doc: Any, chunker: Any) -> dict[str, set[str]]:
-    """Table ref -> refs of the paragraphs ``context.choose_context`` picked for its unit (before splitting)."""
+    """Table ref -> refs of the paragraphs ``context.choose_context`` picked for its unit, as the chunker calls it
+    (budget and room beside the table), before splitting."""
+    from docling_evidence.chunker import _headings_by_position
     from docling_evidence.doc_index import build_index
     from docling_evidence.units import build_units
 
     index = build_index(doc)
+    headings = _headings_by_position(index)
+    fmt = chunker.table_format or "markdown"
     budget = chunker.context_max_tokens if chunker.context_max_tokens is not None else chunker.max_tokens // 2
     units = build_units(
         doc,
@@ -70,6 +74,7 @@ def _chosen(doc: Any, chunker: Any) -> dict[str, set[str]]:
         bbox_threshold=chunker.bbox_threshold,
         context_budget=budget,
         count_text=chunker.tokenizer.count_tokens,
+        context_room=lambda u: chunker._context_room(u, fmt, headings.get(u.position)),
     )
     return {u.table.self_ref: {it.self_ref for it in (*u.context_before, *u.context_after)} for u in units}
 
