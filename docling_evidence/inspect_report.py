@@ -87,6 +87,8 @@ class _Box:
     bottom: float
     role: str
     label: str
+    note: str = ""
+    """Drawn after the unit's tag: "part 2/7" on each part of a table continued over pages."""
 
 
 def _esc(text: object) -> str:
@@ -146,17 +148,19 @@ def non_finite_boxes(doc: DoclingDocument) -> int:
     )
 
 
-def _boxes(doc: DoclingDocument, members: Iterable[tuple[str, Any]]) -> list[_Box]:
-    """The members' boxes on drawable pages; boxes with a non-finite coordinate are skipped (flagged by the caller)."""
+def _boxes(doc: DoclingDocument, members: Iterable[tuple[str, Any]], notes: dict[str, str] | None = None) -> list[_Box]:
+    """The members' boxes on drawable pages; boxes with a non-finite coordinate are skipped (flagged by the caller).
+    ``notes``: text drawn after the unit's tag for some items (``self_ref`` -> note)."""
     boxes = []
     for role, item in members:
+        note = (notes or {}).get(item.self_ref, "")
         for prov in getattr(item, "prov", None) or []:
             if not _drawable(doc, prov.page_no):
                 continue
             bb = prov.bbox.to_top_left_origin(page_height=doc.pages[prov.page_no].size.height)
             if not all(math.isfinite(v) for v in (bb.l, bb.t, bb.r, bb.b)):
                 continue
-            boxes.append(_Box(prov.page_no, bb.l, bb.t, bb.r, bb.b, role, _excerpt(_item_summary(item), 120)))
+            boxes.append(_Box(prov.page_no, bb.l, bb.t, bb.r, bb.b, role, _excerpt(_item_summary(item), 120), note))
     return boxes
 
 
@@ -202,7 +206,8 @@ def _page_svg(
             size_pt = max(9.0, 11.0 / scale)
             parts.append(
                 f'<text x="{first.left + 2:.1f}" y="{max(first.top - 3, size_pt):.1f}" font-size="{size_pt:.1f}" '
-                f'font-family="sans-serif" font-weight="bold" fill="{colour}">{_esc(tag)}</text>'
+                f'font-family="sans-serif" font-weight="bold" fill="{colour}">'
+                f"{_esc(tag + (' ' + first.note if first.note else ''))}</text>"
             )
     parts.append("</svg>")
     return "".join(parts)
@@ -267,6 +272,7 @@ def render_report(
     source: str | None = None,
     page_width: int = 200,
     thumb_width: int = 190,
+    citations: Any = None,
 ) -> str:
     """Return the report for ``chunks`` of ``doc`` as one HTML string (no external resources).
 
@@ -280,6 +286,7 @@ def render_report(
         source: file name shown in the title (default: the document's name).
         page_width: pixel width of each page in the overview.
         thumb_width: pixel width of each page drawn in a table unit's card.
+        citations: a ``docling_evidence.cite.CitationReport`` to show first, its evidence boxes outlined on the pages.
     """
     from docling_evidence.convert import count_tokens, max_tokens_of
 
@@ -301,7 +308,10 @@ def render_report(
         units[uid].pieces.append(index)
         for role, item in members:
             units[uid].members.setdefault(item.self_ref, (role, item))
-    unit_boxes = {uid: _boxes(doc, u.members.values()) if layout else [] for uid, u in units.items()}
+    # a table continued over pages is one unit of several TableItems: each part is labelled "part k/n"
+    parts = {uid: [r for r, (role, _) in u.members.items() if role == "table"] for uid, u in units.items()}
+    notes = {r: f"part {k + 1}/{len(p)}" for p in parts.values() if len(p) > 1 for k, r in enumerate(p)}
+    unit_boxes = {uid: _boxes(doc, u.members.values(), notes) if layout else [] for uid, u in units.items()}
     background = _boxes(doc, (("text", it) for it, _ in doc.iterate_items(with_groups=False))) if layout else []
 
     settings = []
@@ -325,6 +335,8 @@ def render_report(
         + ' <em class="muted">Page boxes: one colour per table unit (dashed: context paragraph); grey: other items.'
         "</em></p>",
     ]
+    if citations is not None:
+        out.append(citations_section(doc, citations, page_width, background if layout else []))
     if layout:
         out.append('<h2>Pages</h2><div class="pages">')
         highlights = [(u.colour, u.tag, unit_boxes[uid]) for uid, u in units.items()]
@@ -365,7 +377,9 @@ def render_report(
         out.append(
             f'<section class="chunk" id="{_esc(unit.tag)}" style="border-left-color:{unit.colour}"><div class="body">'
             f'<h3><b style="color:{unit.colour}">{_esc(unit.tag)}</b> · <code>{_esc(uid)}</code> · '
-            f"{len(unit.pieces)} piece{'s' if len(unit.pieces) > 1 else ''} · {_esc(_pages_text(span))}</h3>"
+            f"{len(unit.pieces)} piece{'s' if len(unit.pieces) > 1 else ''} · {_esc(_pages_text(span))}"
+            + (f" · continued table: {len(parts[uid])} parts" if len(parts[uid]) > 1 else "")
+            + "</h3>"
             f"{_caption_line(first)}{_members_list(list(unit.members.values()))}{pieces}</div>{thumbs}</section>"
         )
 
@@ -410,3 +424,44 @@ def write_report(path: str | Path, output: str | Path, chunker: BaseChunker | No
     doc = convert_path(path)
     chunks = chunk_document(doc, chunker)
     return write_text(output, render_report(doc, chunks, chunker, source=path.name), inputs=[path])
+
+
+def citations_section(doc: DoclingDocument, report: Any, page_width: int = 200, background: Sequence[_Box] = ()) -> str:
+    """HTML for a ``CitationReport``: every claim (supported or not) with its evidence, and the pages holding evidence
+    with each claim's boxes outlined (green: supported, red: unsupported claims' partial evidence)."""
+    rows, highlights = [], []
+    for k, claim in enumerate(report.claims, 1):
+        tag = f"C{k}"
+        colour = "#047857" if claim.supported else "#dc2626"
+        boxes = [
+            _Box(e.page, *e.bbox, "cite", _excerpt(e.text, 120))
+            for e in claim.evidence
+            if e.page is not None and e.bbox is not None and e.page in doc.pages
+        ]
+        highlights.append((colour, tag, boxes))
+        where = "; ".join(
+            f"{e.ref}"
+            + (f" r{e.row} c{e.col}" if e.kind == "table_cell" else f" {e.kind}")
+            + (f" p.{e.page}" if e.page is not None else "")
+            for e in claim.evidence[:5]
+        )
+        more = f" (+{len(claim.evidence) - 5})" if len(claim.evidence) > 5 else ""
+        mark = "✓" if claim.supported else "✗"
+        rows.append(
+            f'<li><b style="color:{colour}">{mark} {tag}</b> <span class="muted">{_esc(claim.kind)}</span> '
+            f'{_esc(_excerpt(claim.text))} <span class="muted">{_esc(where or "no evidence")}{more}</span></li>'
+        )
+    pages = sorted({b.page for _c, _t, boxes in highlights for b in boxes})
+    figures = "".join(
+        f'<figure class="page">{_page_svg(doc, p, page_width, background, highlights)}'
+        f"<figcaption>page {p}</figcaption></figure>"
+        for p in pages
+        if doc.pages[p].size is not None
+    )
+    scope = "the cited chunks" if report.chunks_given else "the whole document"
+    n_ok = sum(c.supported for c in report.claims)
+    return (
+        f"<h2>Citations ({n_ok} of {len(report.claims)} claims supported by {scope})</h2>"
+        f"<p>{_esc(_excerpt(report.answer, 400))}</p>"
+        f'<ul class="members">{"".join(rows)}</ul>' + (f'<div class="pages">{figures}</div>' if figures else "")
+    )
