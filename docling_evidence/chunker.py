@@ -55,7 +55,9 @@ class EvidenceChunker(BaseChunker):
             False), so that no heading text is ever lost.
         bbox_threshold: on paginated documents, the largest vertical distance in points between a table's edge
             and a context paragraph.
-        context_max_tokens: token budget for a unit's context paragraphs; None (default) is half of max_tokens.
+        context_max_tokens: token budget for a unit's context sentences; None (default) is half of max_tokens. A
+            table that fits one piece gets at most the room beside it (sentences naming it excepted), so context
+            never splits it (see docs/context.md).
         sim_threshold: if above 0, a context paragraph must also have at least this cosine similarity to the table
             (needs sentence-transformers and a local model; at 0 no model is ever loaded).
         sim_model: local path of the sentence-transformers model for the similarity gate (default: the
