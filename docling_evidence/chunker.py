@@ -222,6 +222,8 @@ class EvidenceChunker(BaseChunker):
         context never makes a table split that would fit whole."""
         from docling_evidence.serializer import render_table
 
+        if 2 * (len(unit.rows.header) + len(unit.rows.body)) > self.max_tokens:
+            return None  # every row line costs at least two tokens: it cannot fit (and is not counted)
         blocks = [unit.caption.text if unit.caption else "", render_table(unit.rows, fmt_name)]
         blocks += [f.text.strip() for f in unit.footnotes]
         base = self.tokenizer.count_tokens(self._embed_prefix(headings) + "\n\n".join(b for b in blocks if b))

@@ -63,6 +63,9 @@ LEAD_IN_GAP_PT = 36.0
 """With layout: a paragraph right above the table, in its column and at most this far (points), introduces it (it
 then lets context reach across the page break above it)."""
 
+NAMING_WEIGHT = 1e9
+"""Weight of a sentence naming the table (above any shared-word weight); the earlier the mention, the higher."""
+
 MIN_SHARED_WORDS = 2
 """A sentence that shares no number with the table must share at least this many distinct words with it."""
 
@@ -138,6 +141,7 @@ class _Paragraph:
     text: str
     spans: list[tuple[int, int]]
     named: list[frozenset[str]]  # table labels named by each sentence
+    mentions: list[tuple[str, int, int]]  # every table mention of the text: (label, start, end)
     figure: list[bool]  # whether each sentence names a figure
     words: list[set[str]]
     numbers: list[set[str]]
@@ -179,6 +183,7 @@ class ContextIndex:
                 text=text,
                 spans=spans,
                 named=named,
+                mentions=mentions,
                 figure=[mentions_figure(text[s:e]) for s, e in spans],
                 words=[_words(text[s:e]) for s, e in spans],
                 numbers=[_numbers(text[s:e]) for s, e in spans],
@@ -366,7 +371,14 @@ def _relevant_sentences(
     for k in range(len(para.spans)):
         named = para.named[k]
         if terms.label and terms.label in named:
-            chosen[k] = math.inf
+            # "Table 3 shows ..." (the table is the subject) before "... (see Table 3)"
+            s, e = para.spans[k]
+            first = (
+                min(a for lab, a, _b in para.mentions if lab == terms.label and s <= a < e)
+                if any(lab == terms.label and s <= a < e for lab, a, _b in para.mentions)
+                else s
+            )
+            chosen[k] = NAMING_WEIGHT * (2 - (first - s) / max(1, e - s))
             after_naming = True
             continue
         if named or para.figure[k]:
@@ -454,9 +466,10 @@ def choose_context(
         (tier, pos, -weight, k)
         for pos, cand in enumerate(ranked)
         for weight, k in relevant[cand.idx]
-        for tier in [0 if weight == math.inf else 1 if weight == 0.0 else 2 if weight > 0 else 3]
+        for tier in [0 if weight >= NAMING_WEIGHT else 1 if weight == 0.0 else 2 if weight > 0 else 3]
     ]
-    order.sort()
+    # naming sentences: the table as the sentence's subject first, then by paragraph rank
+    order.sort(key=lambda entry: (entry[0], entry[2], entry[1]) if entry[0] == 0 else entry)
     costs: dict[tuple[int, int], int] = {}
 
     def cost(idx: int, k: int) -> int:
