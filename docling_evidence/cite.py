@@ -38,7 +38,8 @@ thousands separators):
   and the source has a different known scale (its own word, or the table's "in thousands" / "$'000" marker in the
   caption, header cells or footnotes) the values are compared after scaling, to the precision the claim is written
   with (``$1.5 million`` is supported by ``1,496.5`` in a table "in thousands"); two different known scales with the
-  same digits do not match. A number found nowhere is unsupported.
+  same digits do not match. A number right after "Table", "Figure", "Note", "page", "section", "item", "no." or "#"
+  is a label, not a value a claim can cite. A number found nowhere is unsupported.
 - A quoted span is supported by a source holding it verbatim (normalised, at word boundaries).
 - A sentence is supported when at least :data:`MIN_NGRAM_COVERAGE` of its word :data:`NGRAM_N`-grams (n-grams made
   only of stop words do not count) occur in the sources, each n-gram inside one source, **and** every number and
@@ -289,8 +290,18 @@ def _ngrams(norm: str) -> frozenset[tuple[str, ...]]:
     return frozenset(tuple(words[i : i + n]) for i in range(len(words) - n + 1))
 
 
+_LABEL_BEFORE = re.compile(
+    r"(?:\btable|\btab\.|\bfigure|\bfig\.|\bnotes?|\bpage|\bsection|\bitem|\bchapter|\bappendix|\bexhibit|\bno\.|#)\s?$"
+)
+"""A number right after one of these words labels something ("Table 1", "Note 2"): it is not a value to cite."""
+
+
 def _numbers(norm: str) -> tuple[Number, ...]:
-    return tuple(n for m in _NUMBER.finditer(norm) if (n := _parse_number(m)) is not None)
+    return tuple(
+        n
+        for m in _NUMBER.finditer(norm)
+        if not _LABEL_BEFORE.search(norm, max(0, m.start() - 12), m.start()) and (n := _parse_number(m)) is not None
+    )
 
 
 def _table_scale(texts: Iterable[str]) -> Decimal | None:
