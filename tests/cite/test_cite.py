@@ -330,3 +330,11 @@ def test_label_numbers_are_not_values() -> None:
     [ev] = _only(check_answer("7", doc), "number").evidence
     assert ev.text.endswith("revenue was 7.")
     assert {e.kind for e in _only(check_answer("12", doc), "number").evidence} == {"table_cell"}  # not "page 12"
+
+
+def test_label_numbers_match_labels() -> None:
+    doc = DoclingDocument(name="labels")
+    doc.add_text(label=DocItemLabel.TEXT, text="Controls are audited under Section 404 of the Act.")
+    assert _only(check_answer("Section 404", doc), "number").supported
+    assert not _only(check_answer("404", doc), "number").supported  # a value 404 is not the label
+    assert not _only(check_answer("Section 405", doc), "number").supported
