@@ -248,6 +248,9 @@ class Splitter:
         self.repeat_table_header = repeat_table_header
         self.omit_header_on_overflow = omit_header_on_overflow
         self._cache: dict[str, int] = {}
+        # a header that fits in half of the budget is always shown with its rows; a retry at a smaller budget (when a
+        # join cost more than estimated) keeps the threshold of the budget asked for
+        self._half = budget // 2
         self.join = max(0, count("a" + BLOCK_DELIM + "b") - count("a") - count("b"))
         self.line_join = max(0, count("a" + LINE_DELIM + "b") - count("a") - count("b"))
 
@@ -398,7 +401,7 @@ class Splitter:
         if not parts.rows.header:
             return ()
         lines = parts.fmt.header_lines(parts.rows.header, cols)
-        return tuple(lines) if self.tokens(LINE_DELIM.join(lines)) <= self.budget // 2 else ()
+        return tuple(lines) if self.tokens(LINE_DELIM.join(lines)) <= self._half else ()
 
     def _row_split_items(
         self,
@@ -572,6 +575,7 @@ class Splitter:
             omit_header_on_overflow=self.omit_header_on_overflow,
         )
         other._cache = self._cache
+        other._half = self._half
         return other
 
     def _whole(self, parts: UnitParts) -> Piece | None:
@@ -635,14 +639,21 @@ class Splitter:
             labels = tuple(range(rows.label_cols))
             one_column = [
                 min(
-                    self._lines_cost(fmt.header_lines(rows.header, (*labels, c))),
-                    self._lines_cost(fmt.header_lines(rows.header, (c,))),
+                    (
+                        self._lines_cost(lines)
+                        for lines in (labelled, alone)
+                        if self.tokens(LINE_DELIM.join(lines)) <= self._half
+                    ),
+                    default=0,
                 )
                 for c in all_cols
                 if c not in labels
+                for labelled, alone in [
+                    (fmt.header_lines(rows.header, (*labels, c)), fmt.header_lines(rows.header, (c,)))
+                ]
             ]
-            widest_header = max((h for h in one_column if h <= self.budget // 2), default=0)
-            oh = self._reduce(parts, (), min(self.budget // 2, self.budget - widest_header - max(1, self.budget // 8)))
+            widest_header = max(one_column, default=0)
+            oh = self._reduce(parts, (), min(self.budget // 2, self.budget - widest_header - max(2, self.budget // 8)))
 
         # context: texts naming rows go with their row, the rest once, into the first piece
         named = parts.rows_named()
