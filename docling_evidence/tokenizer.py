@@ -21,6 +21,17 @@ DEFAULT_MAX_TOKENS: int = 256
 """all-MiniLM-L6-v2's ``max_seq_length``: the limit HybridChunker uses with its default tokenizer."""
 
 
+def check_max_tokens(max_tokens: object) -> int:
+    """The one check of a ``max_tokens`` setting (chunker, CLI, tokenizers): a positive integer, returned as is.
+
+    Raises:
+        ValueError: if ``max_tokens`` is not a positive integer (``True``, ``"256"`` and ``0`` are rejected).
+    """
+    if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens <= 0:
+        raise ValueError(f"max_tokens must be a positive integer, got {max_tokens!r}")
+    return max_tokens
+
+
 @lru_cache(maxsize=4)
 def _load_hf_tokenizer(path: str) -> object:
     from transformers import AutoTokenizer
@@ -43,9 +54,9 @@ def bundled_tokenizer(max_tokens: int = DEFAULT_MAX_TOKENS) -> HuggingFaceTokeni
     """
     from docling_core.transforms.chunker.tokenizer.huggingface import HuggingFaceTokenizer
 
-    if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens <= 0:
-        raise ValueError(f"max_tokens must be a positive integer, got {max_tokens!r}")
-    return HuggingFaceTokenizer(tokenizer=_load_hf_tokenizer(str(BUNDLED_TOKENIZER_DIR)), max_tokens=max_tokens)
+    return HuggingFaceTokenizer(
+        tokenizer=_load_hf_tokenizer(str(BUNDLED_TOKENIZER_DIR)), max_tokens=check_max_tokens(max_tokens)
+    )
 
 
 def load_tokenizer(name_or_path: str | None = None, max_tokens: int = DEFAULT_MAX_TOKENS) -> HuggingFaceTokenizer:
@@ -61,8 +72,7 @@ def load_tokenizer(name_or_path: str | None = None, max_tokens: int = DEFAULT_MA
         return bundled_tokenizer(max_tokens)
     from docling_core.transforms.chunker.tokenizer.huggingface import HuggingFaceTokenizer
 
-    if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens <= 0:
-        raise ValueError(f"max_tokens must be a positive integer, got {max_tokens!r}")
+    max_tokens = check_max_tokens(max_tokens)
     try:
         hf_tok = _load_hf_tokenizer(str(name_or_path))
     except Exception as exc:  # transformers raises OSError, ValueError, HF hub errors...

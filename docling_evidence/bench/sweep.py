@@ -146,10 +146,10 @@ def docling_arm(documents: dict[str, Any], family: str, max_tokens: int) -> Swee
             chunker: Any = HybridChunker(tokenizer=bundled_tokenizer(max_tokens))
         else:
             try:
-                from docling_evidence import EvidenceChunker
+                from docling_evidence import EvidenceChunker, bundled_tokenizer
             except ImportError as exc:
                 raise NotImplementedError("docling_evidence.EvidenceChunker is not available in this build") from exc
-            chunker = EvidenceChunker(max_tokens=max_tokens)
+            chunker = EvidenceChunker(tokenizer=bundled_tokenizer(max_tokens))
         return [
             SweepChunk(doc_id, chunker.contextualize(chunk))
             for doc_id, doc in documents.items()
