@@ -12,7 +12,6 @@ import json
 import logging
 import os
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -24,6 +23,8 @@ from typing import Annotated, Any, TextIO
 import typer
 from rich.console import Console
 from rich.markup import escape
+
+from docling_evidence.safe_write import DiscardOutput, OutputError, open_output, output_problem, write_text
 
 app = typer.Typer(
     name="docling-evidence",
@@ -166,10 +167,6 @@ def _collect(pool: ProcessPoolExecutor, files: list[Path], futures: list[Future[
                 yield FileOutcome(str(path), error=f"{path}: worker process failed: {type(exc).__name__}: {exc}")
 
 
-class _NothingToWrite(Exception):
-    """Raised inside ``atomic_output`` to discard the temp file."""
-
-
 class _Writer:
     """Streams chunk records to a text stream as JSONL, a JSON array or Markdown."""
 
@@ -247,42 +244,6 @@ def markdown_listing(source: str, records: list[dict[str, Any]], max_tokens: int
     return "\n".join(lines) + "\n"
 
 
-@contextlib.contextmanager
-def atomic_output(path: Path) -> Iterator[TextIO]:
-    """Open a temp file beside ``path``; on success rename it over ``path``, on any error remove it."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; the result should look like any new file
-        with os.fdopen(fd, "w", encoding="utf-8") as stream:
-            yield stream
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-def check_writable(path: Path) -> str | None:
-    """Why ``path`` cannot be written (one line), or None when a file can be created there."""
-    if path.is_dir():
-        return f"cannot write {path}: it is a directory (give a file name, e.g. {path / 'chunks.jsonl'})"
-    parent = path.parent
-    if not parent.is_dir():
-        return f"cannot write {path}: folder {parent} does not exist or is not a folder (create it first)"
-    try:
-        with tempfile.NamedTemporaryFile(dir=parent, prefix=f".{path.name}.", suffix=".probe"):
-            pass
-    except OSError as exc:
-        return f"cannot write {path}: {exc.strerror or exc} (choose a writable location)"
-    return None
-
-
 def _validate_common(max_tokens: int | None, jobs: int, bbox_threshold: float | None) -> None:
     if max_tokens is not None and max_tokens <= 0:
         raise _usage_error(f"--max-tokens must be a positive integer, got {max_tokens} (the default is 256)")
@@ -342,13 +303,13 @@ def chunk(
 
     err = _stderr()
     _validate_common(max_tokens, jobs, bbox_threshold)
-    if output is not None and (problem := check_writable(output)):
+    expanded = expand_inputs(inputs)
+    if output is not None and (problem := output_problem(output, inputs=expanded.files)):
         raise _usage_error(problem)
     settings = ChunkSettings(max_tokens, tokenizer, bbox_threshold, table_format.value if table_format else None)
     _check_settings(settings)
     limit = max_tokens_of(_chunker_for(settings))
 
-    expanded = expand_inputs(inputs)
     for problem in expanded.errors:
         err.print(f"[bold red]error:[/] {escape(str(problem))}")
     failed = len(expanded.errors)
@@ -379,12 +340,12 @@ def chunk(
         sys.stdout.flush()
     elif files:
         try:
-            with atomic_output(output) as stream:
+            with open_output(output, inputs=files) as stream:
                 run(stream)
                 if not n_ok:
-                    raise _NothingToWrite
-        except _NothingToWrite:
-            pass  # every file failed: leave any previous output untouched
+                    raise DiscardOutput  # every file failed: leave any previous output untouched
+        except OutputError as exc:
+            raise _usage_error(str(exc)) from None
         except OSError as exc:
             raise _usage_error(f"cannot write {output}: {exc.strerror or exc} (choose a writable location)") from None
     elapsed = time.perf_counter() - start
@@ -454,7 +415,7 @@ def inspect(
     else:
         targets = [output or Path.cwd() / f"{p.stem}.inspect.html" for p in files]
         probe = targets[0] if targets else None
-    if probe is not None and (problem := check_writable(probe)):
+    if probe is not None and (problem := output_problem(probe, inputs=files)):
         raise _usage_error(problem)
     settings = ChunkSettings(max_tokens, tokenizer, bbox_threshold, table_format.value if table_format else None)
     _check_settings(settings)
@@ -472,8 +433,7 @@ def inspect(
             failed += 1
             err.print(f"[bold red]error:[/] {escape(str(exc))}")
             continue
-        with atomic_output(target) as stream:
-            stream.write(page)
+        write_text(target, page, inputs=files)
         err.print(f"[green]{escape(str(path))}: {len(chunks)} chunks → {escape(str(target))}[/]")
     if failed:
         raise typer.Exit(1)

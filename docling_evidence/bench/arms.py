@@ -12,6 +12,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from docling_evidence.tokenizer import DEFAULT_MAX_TOKENS
+
 if TYPE_CHECKING:
     from docling_core.transforms.chunker import BaseChunker
     from docling_core.types.doc import DoclingDocument, TableItem
@@ -21,6 +23,7 @@ BASELINE: str = "hybrid"
 
 ARMS: tuple[str, ...] = (
     "hybrid",
+    "hybrid-pooled",
     "hybrid-markdown",
     "hybrid-1024",
     "hybrid-2048",
@@ -37,20 +40,22 @@ DIAGNOSTIC_ARMS: tuple[str, ...] = ("evidence-triplets",)
 baseline's table format), to separate the effect of evidence units from the effect of the table format."""
 
 ARM_DESCRIPTIONS: dict[str, str] = {
-    "hybrid": "HybridChunker defaults (triplet tables, 256 tokens, bundled tokenizer)",
+    "hybrid": "HybridChunker defaults (triplet tables, bundled tokenizer, the run's limit: 256 by default)",
+    "hybrid-pooled": "control: hybrid's chunks, the pieces of one table sharing a unit id (pooled by table)",
     "hybrid-markdown": "HybridChunker with MarkdownTableSerializer tables",
     "hybrid-1024": "HybridChunker, max_tokens=1024",
     "hybrid-2048": "HybridChunker, max_tokens=2048",
     "page": "docling-core PageChunker (one chunk per page; whole document when it has no pages)",
     "rowsplit": "HybridChunker chunks + one vector per table body row pointing to its table chunk",
-    "evidence": "EvidenceChunker() defaults",
+    "evidence": "EvidenceChunker() defaults (bundled tokenizer, the run's limit)",
     "evidence-no-context": "EvidenceChunker(with_context=False): no explaining paragraphs in table units",
     "evidence-no-caption": "EvidenceChunker(with_caption=False): no captions in table units",
     "evidence-triplets": "EvidenceChunker(table_format='triplets'): evidence units, baseline's table format",
 }
 
 RANKINGS: tuple[str, ...] = ("flat", "maxpool")
-"""``flat``: every vector is a result; ``maxpool``: units ranked by their best vector, a unit returns all its texts."""
+"""``flat``: every vector is a result; ``maxpool``: units ranked by their best vector, each unit listed once at that
+vector's chunk (its lower pieces removed); delivered within a token budget as the re-assembled unit."""
 
 
 @dataclass(frozen=True)
@@ -97,7 +102,7 @@ def page_span_of(doc_items: Iterable[Any]) -> tuple[int, ...]:
     return tuple(sorted({p.page_no for item in doc_items for p in (getattr(item, "prov", None) or [])}))
 
 
-def _hybrid(max_tokens: int = 256, markdown_tables: bool = False) -> BaseChunker:
+def _hybrid(max_tokens: int = DEFAULT_MAX_TOKENS, markdown_tables: bool = False) -> BaseChunker:
     from docling_core.transforms.chunker.hybrid_chunker import HybridChunker
 
     from docling_evidence.tokenizer import bundled_tokenizer
@@ -125,38 +130,38 @@ def _page() -> BaseChunker:
     return PageChunker()
 
 
-def _evidence(**kwargs: Any) -> BaseChunker:
-    try:
-        from docling_evidence import EvidenceChunker
-    except ImportError as exc:  # the core lands separately from the benchmark
-        raise NotImplementedError("the evidence arms need docling_evidence.EvidenceChunker, not available yet") from exc
-    return EvidenceChunker(**kwargs)
+def _evidence(max_tokens: int = DEFAULT_MAX_TOKENS, **kwargs: Any) -> BaseChunker:
+    from docling_evidence import EvidenceChunker
+    from docling_evidence.tokenizer import bundled_tokenizer
+
+    return EvidenceChunker(tokenizer=bundled_tokenizer(max_tokens), **kwargs)
 
 
-CHUNKER_FACTORIES: dict[str, Callable[[], BaseChunker]] = {
+CHUNKER_FACTORIES: dict[str, Callable[[int], BaseChunker]] = {
     "hybrid": _hybrid,
-    "hybrid-markdown": lambda: _hybrid(markdown_tables=True),
-    "hybrid-1024": lambda: _hybrid(1024),
-    "hybrid-2048": lambda: _hybrid(2048),
-    "page": _page,
+    "hybrid-pooled": _hybrid,
+    "hybrid-markdown": lambda n: _hybrid(n, markdown_tables=True),
+    "hybrid-1024": lambda _n: _hybrid(1024),
+    "hybrid-2048": lambda _n: _hybrid(2048),
+    "page": lambda _n: _page(),
     "rowsplit": _hybrid,
     "evidence": _evidence,
-    "evidence-no-context": lambda: _evidence(with_context=False),
-    "evidence-no-caption": lambda: _evidence(with_caption=False),
-    "evidence-triplets": lambda: _evidence(table_format="triplets"),
+    "evidence-no-context": lambda n: _evidence(n, with_context=False),
+    "evidence-no-caption": lambda n: _evidence(n, with_caption=False),
+    "evidence-triplets": lambda n: _evidence(n, table_format="triplets"),
 }
+"""Each arm's chunker for a chunk limit (arms with a fixed size or none ignore it)."""
 
 
-def make_chunker(arm: str) -> BaseChunker:
-    """The chunker behind ``arm``.
+def make_chunker(arm: str, max_tokens: int = DEFAULT_MAX_TOKENS) -> BaseChunker:
+    """The chunker behind ``arm`` at the chunk limit ``max_tokens`` (bundled tokenizer).
 
     Raises:
         ValueError: for an unknown arm.
-        NotImplementedError: for an arm whose chunker is not available in this build.
     """
     if arm not in CHUNKER_FACTORIES:
         raise ValueError(f"unknown arm {arm!r}; expected one of: {', '.join((*ARMS, *DIAGNOSTIC_ARMS))}")
-    return CHUNKER_FACTORIES[arm]()
+    return CHUNKER_FACTORIES[arm](max_tokens)
 
 
 def _header_rows(table: TableItem) -> int:
@@ -236,6 +241,10 @@ def chunk_document(arm: str, chunker: BaseChunker, doc_id: str, doc: DoclingDocu
             unit = f"{doc_id}:{i}"
             span = page_span_of(meta.doc_items)
             kind = "chunk"
+            if arm == "hybrid-pooled":
+                table = next((it.self_ref for it in meta.doc_items if it.self_ref.startswith("#/tables/")), None)
+                if table is not None:
+                    unit, kind = f"{doc_id}:{table}", "table"
         records.append(ChunkRecord(arm, doc_id, i, chunker.contextualize(chunk), unit, span, i, kind))
     if arm == "rowsplit":
         records.extend(_row_records(arm, doc_id, doc, chunks, records))

@@ -1,15 +1,25 @@
 """Per-question retrieval outcomes and the measures computed from them.
 
 A retrieved item is a *hit* for a question when its text contains every answer string and every required text
-(:func:`docling_evidence.bench.normalize.contains_answer`: normalised, token-boundary match). One
-:class:`Outcome` per question holds all that the measures need (the rank of the first hit, the rank of the first
-item on a gold page, whether any item of the document is a hit), so every number recomputes from stored outcomes.
+(:func:`docling_evidence.bench.normalize.contains_answer`: normalised, token-boundary match). Every arm is judged on
+the chunk that ranks: with max-pool ranking a unit's lower pieces are removed from the list, and the piece that
+ranked is what is judged. One :class:`Outcome` per question holds all that the measures need, so every number
+recomputes from stored outcomes.
+
+Three views, named apart so they are never mixed:
+
+- chunk level (``hit@1``, ``R@k``, ``RR@10``, ``ceiling``): the retrieved chunk alone;
+- unit level (``unit_hit@1``, ``unit_R@10``, ``unit_ceiling``; max-pool rankings only): the whole re-assembled unit
+  of each ranked piece. This is *not* comparable with a flat arm's chunk-level numbers: a unit holds more text;
+- equal budget (``ok@B``): the ranking delivered in order until ``B`` tokens are spent (flat: chunk by chunk;
+  max-pool: unit by unit as re-assembled text, the last item cut); a hit when everything needed is in what was
+  delivered. This is the number a RAG user pays for.
 
 Measure names follow ir_measures: ``R@k`` is "some item among the first k is a hit" (with one relevant unit per
 question this is Success@k); ``hit@1`` is ``R@1`` under its usual RAG name; ``RR@10`` is the reciprocal rank of the
 first hit, 0 beyond rank 10. ``page_R@k`` is ``R@k`` with "hit" read as "the item's page span meets the gold pages"
-(only for questions with gold pages). ``ceiling`` is the share of questions for which some item of the document is a
-hit: what a perfect ranker could reach with this chunking.
+(only for questions with gold pages). ``ceiling`` is the share of questions for which some chunk of the document is a
+hit: what a perfect ranker could reach with this chunking; ``unit_ceiling`` the same for whole units.
 """
 
 from __future__ import annotations
@@ -24,6 +34,8 @@ DEPTH: int = 10
 """Ranks judged per question: enough for R@10 and RR@10."""
 
 CUTOFFS: tuple[int, ...] = (1, 5, 10)
+BUDGETS: tuple[int, ...] = (256, 512, 1024, 2048)
+"""Token budgets of the ``ok@B`` measures."""
 MEASURES: tuple[str, ...] = (
     "hit@1",
     "R@1",
@@ -31,11 +43,16 @@ MEASURES: tuple[str, ...] = (
     "R@10",
     "RR@10",
     "ceiling",
+    *(f"ok@{b}" for b in BUDGETS),
+    "unit_hit@1",
+    "unit_R@10",
+    "unit_ceiling",
     "page_R@1",
     "page_R@5",
     "page_R@10",
 )
-"""Every measure, in report order. ``page_*`` measures are None for questions without gold pages."""
+"""Every measure, in report order. ``page_*`` measures are None for questions without gold pages, ``unit_*`` for
+flat rankings, ``ok@B`` for outcomes stored without budgets."""
 
 
 @dataclass(frozen=True)
@@ -50,6 +67,12 @@ class Outcome:
     """Some item of the question's document is a hit."""
     page_eligible: bool = False
     """The question has gold pages, so the ``page_*`` measures apply."""
+    first_unit_hit: int | None = None
+    """Unit level (max-pool only): 1-based rank of the first unit whose re-assembled text is a hit, else None."""
+    unit_ceiling: bool | None = None
+    """Unit level (max-pool only): some unit of the document is a hit; None for flat rankings."""
+    ok: tuple[bool, ...] | None = None
+    """``ok@B`` for each of :data:`BUDGETS`: the first B delivered tokens hold everything needed."""
 
 
 def is_hit(text: str, question: QAItem) -> bool:
@@ -58,27 +81,80 @@ def is_hit(text: str, question: QAItem) -> bool:
     return bool(needles) and all(contains_answer(text, s) for s in needles)
 
 
+def first_rank(flags: Sequence[bool], depth: int = DEPTH) -> int | None:
+    """1-based rank of the first true flag among the first ``depth``, else None."""
+    return next((r for r, h in enumerate(flags[:depth], start=1) if h), None)
+
+
 def judge(
     ranked_hits: Sequence[bool],
     ranked_pages: Sequence[Sequence[int]],
     ceiling: bool,
     gold_pages: Sequence[int] = (),
     depth: int = DEPTH,
+    *,
+    ranked_unit_hits: Sequence[bool] | None = None,
+    unit_ceiling: bool | None = None,
+    ok: Sequence[bool] | None = None,
 ) -> Outcome:
     """The :class:`Outcome` of one ranking.
 
     Args:
-        ranked_hits: hit flag of each retrieved item, best first (only the first ``depth`` are read).
+        ranked_hits: chunk-level hit flag of each retrieved item (the chunk that ranked), best first (only the
+            first ``depth`` are read).
         ranked_pages: page span of each retrieved item, same order.
-        ceiling: whether any item of the question's document is a hit.
+        ceiling: whether any chunk of the question's document is a hit.
         gold_pages: the question's gold pages; empty disables page-level measures.
+        ranked_unit_hits: max-pool rankings only: whether each ranked item's whole unit is a hit.
+        unit_ceiling: max-pool rankings only: whether any unit of the document is a hit.
+        ok: ``ok@B`` for each of :data:`BUDGETS` (see :func:`delivered_within`).
     """
-    first_hit = next((r for r, h in enumerate(ranked_hits[:depth], start=1) if h), None)
     gold = set(gold_pages)
     first_page = None
     if gold:
         first_page = next((r for r, p in enumerate(ranked_pages[:depth], start=1) if gold.intersection(p)), None)
-    return Outcome(first_hit, first_page, bool(ceiling), bool(gold))
+    if (ranked_unit_hits is None) != (unit_ceiling is None):
+        raise ValueError("give both ranked_unit_hits and unit_ceiling (max-pool rankings) or neither (flat)")
+    if ok is not None and len(ok) != len(BUDGETS):
+        raise ValueError(f"ok needs one flag per budget {BUDGETS}, got {len(ok)}")
+    return Outcome(
+        first_rank(ranked_hits, depth),
+        first_page,
+        bool(ceiling),
+        bool(gold),
+        first_rank(ranked_unit_hits, depth) if ranked_unit_hits is not None else None,
+        None if unit_ceiling is None else bool(unit_ceiling),
+        None if ok is None else tuple(bool(x) for x in ok),
+    )
+
+
+def delivered_within(texts: Sequence[str], token_ends: Sequence[Sequence[int]], budget: int) -> str:
+    """What a reader receives from a ranking under a token budget.
+
+    Items are taken in order until ``budget`` tokens are spent; the last item is cut after its last token that
+    fits (at the character offset where that token ends). Items are joined with a newline, which costs no token.
+
+    Args:
+        texts: the delivered items' texts, best first.
+        token_ends: for each text, the character offset where each of its tokens ends (the arm's tokenizer).
+        budget: tokens to spend (> 0).
+    """
+    if budget <= 0:
+        raise ValueError(f"budget must be positive, got {budget}")
+    out: list[str] = []
+    left = budget
+    for text, ends in zip(texts, token_ends, strict=True):
+        if not ends:
+            continue
+        if len(ends) <= left:
+            out.append(text)
+            left -= len(ends)
+        else:
+            out.append(text[: ends[left - 1]])
+            left = 0
+        if left == 0:
+            break
+    return "\n".join(out)
 
 
 def question_values(outcome: Outcome) -> dict[str, float | None]:
@@ -89,6 +165,13 @@ def question_values(outcome: Outcome) -> dict[str, float | None]:
         values[f"R@{k}"] = float(fh is not None and fh <= k)
     values["RR@10"] = 1.0 / fh if fh is not None and fh <= 10 else 0.0
     values["ceiling"] = float(outcome.ceiling)
+    for j, b in enumerate(BUDGETS):
+        values[f"ok@{b}"] = None if outcome.ok is None else float(outcome.ok[j])
+    pooled = outcome.unit_ceiling is not None
+    fu = outcome.first_unit_hit
+    values["unit_hit@1"] = float(fu == 1) if pooled else None
+    values["unit_R@10"] = float(fu is not None and fu <= 10) if pooled else None
+    values["unit_ceiling"] = float(bool(outcome.unit_ceiling)) if pooled else None
     for k in CUTOFFS:
         fp = outcome.first_page_hit
         values[f"page_R@{k}"] = float(fp is not None and fp <= k) if outcome.page_eligible else None

@@ -23,14 +23,14 @@ to FIXTURE_DIR, as :func:`docling_evidence.bench.qa_jsonl.load_qa_jsonl` expects
 
 from __future__ import annotations
 
-import argparse
 import random
 import re
-import sys
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Annotated
+
+import typer
 
 from docling_evidence.bench.dataset import BenchDataError, QAItem
 from docling_evidence.bench.normalize import contains_answer, normalize_text
@@ -534,32 +534,48 @@ def load_fixture_docs(root: str | Path) -> dict[str, DoclingDocument]:
     return docs
 
 
+app = typer.Typer(
+    name="qa_generate",
+    help=__doc__.split("\n")[0] if __doc__ else None,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+@app.command()
+def generate(
+    fixture_dir: Annotated[
+        Path, typer.Argument(help="Folder of DoclingDocument JSON files (searched recursively).", show_default=False)
+    ],
+    output: Annotated[Path, typer.Option("--output", "-o", help="QA JSONL file to write.", show_default=False)],
+    seed: Annotated[int, typer.Option(help="Seed of every random choice.")] = 0,
+    per_table: Annotated[int, typer.Option(help="cell_value and context_dependent items per table.", min=1)] = 2,
+    page_window: Annotated[
+        int, typer.Option(help="Context paragraphs from this many pages around the table.", min=0)
+    ] = 0,
+) -> None:
+    """Generate QA JSONL over the DoclingDocuments in FIXTURE_DIR (doc ids relative to it)."""
+    from docling_evidence.bench.qa_jsonl import write_qa_jsonl
+    from docling_evidence.cli_common import usage_error
+
+    try:
+        docs = load_fixture_docs(fixture_dir)
+        stats: dict[str, int] = {}
+        items = generate_qa(docs, seed=seed, per_table=per_table, stats=stats, page_window=page_window)
+        if not items:
+            raise BenchDataError("no questions could be generated", fixture_dir)
+        write_qa_jsonl(items, output)
+    except (BenchDataError, ValueError, OSError) as e:
+        raise usage_error(str(e)) from None
+    summary = ", ".join(f"{k}={v}" for k, v in sorted(stats.items()))
+    typer.echo(f"wrote {len(items)} questions over {len(docs)} documents to {output} ({summary})")
+
+
 def main(argv: list[str] | None = None) -> int:
     """``python -m docling_evidence.bench.qa_generate FIXTURE_DIR -o out.jsonl [--seed N] [--per-table N]``."""
-    from docling_evidence.bench.qa_jsonl import write_qa_jsonl
+    from docling_evidence.cli_common import run_app
 
-    parser = argparse.ArgumentParser(
-        prog="python -m docling_evidence.bench.qa_generate", description=__doc__.split("\n")[0]
-    )
-    parser.add_argument("fixture_dir", type=Path, help="folder of DoclingDocument JSON files (searched recursively)")
-    parser.add_argument("-o", "--output", type=Path, required=True, help="QA JSONL file to write")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--per-table", type=int, default=2, help="cell_value and context_dependent items per table")
-    parser.add_argument("--page-window", type=int, default=0, help="context paragraphs from this many pages around")
-    args = parser.parse_args(argv)
-    try:
-        docs = load_fixture_docs(args.fixture_dir)
-        stats: dict[str, int] = {}
-        items = generate_qa(docs, seed=args.seed, per_table=args.per_table, stats=stats, page_window=args.page_window)
-        if not items:
-            raise BenchDataError("no questions could be generated", args.fixture_dir)
-        write_qa_jsonl(items, args.output)
-    except (BenchDataError, ValueError, OSError) as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
-    summary = ", ".join(f"{k}={v}" for k, v in sorted(stats.items()))
-    print(f"wrote {len(items)} questions over {len(docs)} documents to {args.output} ({summary})")
-    return 0
+    return run_app(app, argv, prog_name="python -m docling_evidence.bench.qa_generate")
 
 
 if __name__ == "__main__":

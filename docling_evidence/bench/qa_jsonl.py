@@ -15,13 +15,12 @@ file with no questions.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from docling_evidence.bench.dataset import BenchDataError, BenchDataset, QAItem
+from docling_evidence.safe_write import write_text
 
 if TYPE_CHECKING:
     from docling_core.types.doc import DoclingDocument
@@ -152,20 +151,9 @@ def qa_item_to_json(item: QAItem) -> dict[str, Any]:
 def write_qa_jsonl(items: Iterable[QAItem], path: str | Path) -> int:
     """Write ``items`` as QA JSONL (``doc`` = ``doc_id``, so doc ids should be paths relative to the docs folder).
 
-    The file appears complete or not at all (temp file in the same folder, then ``os.replace``). Returns the number
+    The file appears complete or not at all (:func:`docling_evidence.safe_write.open_output`). Returns the number
     of lines written.
     """
-    path = Path(path)
     lines = [json.dumps(qa_item_to_json(item), ensure_ascii=False) for item in items]
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write("".join(line + "\n" for line in lines))
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_text(path, "".join(line + "\n" for line in lines), parents=True)
     return len(lines)

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
+import io
 import json
 import math
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from docling_evidence.bench.pareto import ParetoPoint, pareto_front
 from docling_evidence.bench.summary import summarize
+from docling_evidence.safe_write import write_bytes, write_text
 
 REPORT_NAME, HIT_PLOT, COST_PLOT = "report.md", "hit_by_type.png", "quality_vs_cost.png"
 """File names written into the report folder."""
@@ -91,10 +91,21 @@ def render_markdown(results: dict[str, Any], summary: dict[str, Any], plots: dic
         "among the first k is a hit (so `hit@1` = `R@1`); `ceiling`: some item of the document is a hit.",
         "",
     ]
+    budgets = [b for b in cfg.get("budgets", []) if b]
+    ok_cols = [f"ok@{b}" for b in budgets]
+    lines += [
+        "Every arm is judged on the chunk that ranks (chunk level: `hit@1`, `R@k`, `RR@10`, `ceiling`); max-pool "
+        "only removes a unit's lower pieces from the list. `ok@B`: the ranking delivered in order until B tokens "
+        "are spent (flat: chunk by chunk; maxpool: unit by unit as re-assembled text; the last item cut) holds "
+        "everything needed. `unit_*` (maxpool only): the whole re-assembled unit of each ranked piece is judged "
+        "(more text than one chunk: not comparable with chunk-level numbers).",
+        "",
+    ]
     for method in cfg["methods"]:
         for scope in cfg["scopes"]:
             lines += [f"## {method} retrieval, {scope} scope", "", "### Overall", ""]
-            header = ["arm", "ranking", "hit@1", "R@5", "R@10", "RR@10", "ceiling", "hit@1 (doc macro)"]
+            header = ["arm", "ranking", "hit@1", "R@5", "R@10", "RR@10", "ceiling", *ok_cols]
+            header += ["unit_hit@1", "unit_ceiling", "hit@1 (doc macro)"]
             if any_pages:
                 header += ["page R@1", "page R@10"]
             rows = []
@@ -103,14 +114,16 @@ def render_markdown(results: dict[str, Any], summary: dict[str, Any], plots: dic
                     s = runs[(arm, method, scope, ranking)]
                     o = s["overall"]
                     row = [f"`{arm}`", ranking, _pct(o["hit@1"]), _pct(o["R@5"]), _pct(o["R@10"])]
-                    row += [_pct(o["RR@10"]), _pct(o["ceiling"]), _pct(s["macro_doc"]["hit@1"])]
+                    row += [_pct(o["RR@10"]), _pct(o["ceiling"])] + [_pct(o.get(m)) for m in ok_cols]
+                    row += [_pct(o.get("unit_hit@1")), _pct(o.get("unit_ceiling")), _pct(s["macro_doc"]["hit@1"])]
                     if any_pages:
                         row += [_pct(o["page_R@1"]), _pct(o["page_R@10"])]
                     rows.append(row)
             lines += _table(header, rows)
-            lines += ["### hit@1 by question type", ""]
-            header = ["arm", "ranking"] + [f"{t} (n={ds['qtype_counts'][t]})" for t in qtypes]
+            lines += ["### By question type: chunk-level hit@1, R@10, ok@B", ""]
+            header = ["arm", "ranking"] + [f"hit@1 {t} (n={ds['qtype_counts'][t]})" for t in qtypes]
             header += [f"R@10 {t}" for t in qtypes]
+            header += [f"{m} {t}" for m in ok_cols for t in qtypes]
             rows = []
             for arm in cfg["arms"]:
                 for ranking in cfg["rankings"]:
@@ -119,6 +132,7 @@ def render_markdown(results: dict[str, Any], summary: dict[str, Any], plots: dic
                         [f"`{arm}`", ranking]
                         + [_pct(bt.get(t, {}).get("hit@1")) for t in qtypes]
                         + [_pct(bt.get(t, {}).get("R@10")) for t in qtypes]
+                        + [_pct(bt.get(t, {}).get(m)) for m in ok_cols for t in qtypes]
                     )
             lines += _table(header, rows)
             lines += [
@@ -126,6 +140,7 @@ def render_markdown(results: dict[str, Any], summary: dict[str, Any], plots: dic
                 "",
             ]
             header = ["arm", "ranking", "Δ hit@1 [95% CI]", "wins/losses", "McNemar p", "Δ R@10 [95% CI]"]
+            header += [f"Δ {m} [95% CI]" for m in ok_cols]
             header += [f"Δ hit@1 {t} [95% CI]" for t in qtypes]
             rows = []
             for arm in cfg["arms"]:
@@ -139,6 +154,9 @@ def render_markdown(results: dict[str, Any], summary: dict[str, Any], plots: dic
                     row = [f"`{arm}`", ranking, _ci(c["ci"])]
                     row += [f"{c['mcnemar']['wins']}/{c['mcnemar']['losses']}", f"{c['mcnemar']['p_value']:.3g}"]
                     row += [_ci(r10["ci"])]
+                    for m in ok_cols:
+                        cm = comps.get((arm, method, scope, ranking, "all", m))
+                        row.append(_ci(cm["ci"]) if cm else "–")
                     for t in qtypes:
                         ct = comps.get((arm, method, scope, ranking, t, "hit@1"))
                         row.append(_ci(ct["ci"]) if ct else "–")
@@ -148,7 +166,8 @@ def render_markdown(results: dict[str, Any], summary: dict[str, Any], plots: dic
     lines += [
         "## Controls and ablations",
         "",
-        "Controls rule out easy explanations of a gain: `hybrid-markdown` (is it just the Markdown table format?), "
+        "Controls rule out easy explanations of a gain: `hybrid-pooled` (is it just pooling the pieces of a table?), "
+        "`hybrid-markdown` (is it just the Markdown table format?), "
         "`hybrid-1024`/`hybrid-2048` (just bigger chunks? note the embedder reads at most "
         f"{emb.get('max_seq_length') or '–'} tokens), `page` (whole pages), `rowsplit` (row-level vectors). "
         "Ablations switch one part of the evidence unit off (`evidence-no-context`, `evidence-no-caption`). "
@@ -210,15 +229,9 @@ def _ci(ci: dict[str, Any]) -> str:
 
 
 def _savefig(fig: Any, path: Path) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".png", dir=path.parent)
-    os.close(fd)
-    try:
-        fig.savefig(tmp, dpi=110, bbox_inches="tight", metadata={"Software": None})
-        os.chmod(tmp, 0o644)  # mkstemp creates 0600
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=110, bbox_inches="tight", metadata={"Software": None})
+    write_bytes(path, buffer.getvalue())
 
 
 def plot_hits_by_type(results: dict[str, Any], summary: dict[str, Any], path: Path) -> None:
@@ -302,10 +315,4 @@ def write_report(results: dict[str, Any], outdir: str | Path) -> Path:
     if stored is not None:
         same = json.loads(json.dumps(stored)) == json.loads(json.dumps(summary))
         text += f"\nStored summary in the results JSON matches the recomputation: {'yes' if same else 'NO'}.\n"
-    path = outdir / REPORT_NAME
-    fd, tmp = tempfile.mkstemp(prefix=f".{REPORT_NAME}.", suffix=".tmp", dir=outdir)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write(text)
-    os.chmod(tmp, 0o644)
-    os.replace(tmp, path)
-    return path
+    return write_text(outdir / REPORT_NAME, text)

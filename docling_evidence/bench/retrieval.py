@@ -1,5 +1,7 @@
 """Retrieval over one arm's indexed texts: dense exact cosine, BM25 (bm25s) and their reciprocal rank fusion.
 
+Max-pooling a ranking by unit is :func:`docling_evidence.integrations.maxpool.max_pool` (one implementation).
+
 Rankings are full (every candidate is ordered) and deterministic: higher score first, ties broken by the lower
 passage index, i.e. reading order within a document, then document order.
 """
@@ -155,19 +157,3 @@ class Retriever:
         # would hand early passages free RRF credit.
         lexical_rank = lexical_rank[lexical[lexical_rank] > 0]
         return cand[rank_scores(rrf_scores([dense_rank, lexical_rank], cand.shape[0]))]
-
-
-def maxpool(ranked: Sequence[int] | np.ndarray, unit_of: Sequence[str], limit: int | None = None) -> list[str]:
-    """Units in order of their best passage: max-pooling a score ranking keeps each unit's first appearance.
-
-    Args:
-        ranked: global passage positions, best first (as :meth:`Retriever.search` returns them).
-        unit_of: the unit id of every global passage position.
-        limit: stop after this many units (None: all).
-    """
-    seen: dict[str, None] = {}
-    for i in ranked:
-        seen.setdefault(unit_of[int(i)], None)
-        if limit is not None and len(seen) >= limit:
-            break
-    return list(seen)

@@ -7,13 +7,11 @@ plain JSON: every per-question outcome, the cost of each arm, the configuration,
 
 from __future__ import annotations
 
-import json
 import os
 import platform
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -27,11 +25,13 @@ import numpy as np
 from docling_evidence.bench.arms import ARM_DESCRIPTIONS, BASELINE, RANKINGS, ChunkRecord, build_arm, make_chunker
 from docling_evidence.bench.dataset import BenchDataset, QAItem
 from docling_evidence.bench.embed import Embedder
-from docling_evidence.bench.measures import DEPTH, Outcome, is_hit, judge
-from docling_evidence.bench.retrieval import METHODS, RRF_K, SCOPES, Retriever, maxpool
+from docling_evidence.bench.measures import BUDGETS, DEPTH, Outcome, delivered_within, is_hit, judge
+from docling_evidence.bench.retrieval import METHODS, RRF_K, SCOPES, Retriever
 from docling_evidence.bench.summary import summarize
+from docling_evidence.integrations.maxpool import max_pool, merge_piece_texts
+from docling_evidence.tokenizer import DEFAULT_MAX_TOKENS
 
-RESULTS_SCHEMA: str = "docling-evidence-bench-results/1"
+RESULTS_SCHEMA: str = "docling-evidence-bench-results/2"
 """Version tag of the results JSON layout."""
 
 _PACKAGES = ("docling-core", "docling-evidence", "sentence-transformers", "torch", "transformers", "bm25s", "numpy")
@@ -49,6 +49,7 @@ class _ArmIndex:
     unit_of: list[str] = field(default_factory=list)
     target: list[int] = field(default_factory=list)
     unit_targets: dict[str, list[int]] = field(default_factory=dict)
+    _unit_texts: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         for g, r in enumerate(self.records):
@@ -69,10 +70,39 @@ class _ArmIndex:
         return range(start, start + self.counts.get(doc_id, 0))
 
     def unit_text(self, unit: str) -> str:
-        return "\n".join(self.records[g].embed_text for g in self.unit_targets[unit])
+        """The unit re-assembled as ``MaxPoolRetriever(reassemble=True)`` returns it: its pieces in reading order,
+        frame lines repeated by later pieces dropped (:func:`~docling_evidence.integrations.maxpool.merge_piece_texts`).
+        """
+        text = self._unit_texts.get(unit)
+        if text is None:
+            text = merge_piece_texts([self.records[g].embed_text for g in self.unit_targets[unit]])
+            self._unit_texts[unit] = text
+        return text
 
     def unit_pages(self, unit: str) -> tuple[int, ...]:
         return tuple(sorted({p for g in self.unit_targets[unit] for p in self.records[g].page_span}))
+
+
+class TokenEnds:
+    """Character offsets where each token of a text ends, counted with the bundled tokenizer (cached per text).
+
+    Every arm of this benchmark counts with the bundled all-MiniLM-L6-v2 tokenizer (``--max-tokens`` changes only the
+    limit), so one tokenizer serves all budgets.
+    """
+
+    def __init__(self) -> None:
+        from docling_evidence.tokenizer import bundled_tokenizer
+
+        self._hf = bundled_tokenizer().get_tokenizer()
+        self._cache: dict[str, list[int]] = {}
+
+    def __call__(self, text: str) -> list[int]:
+        ends = self._cache.get(text)
+        if ends is None:
+            enc = self._hf(text, add_special_tokens=False, return_offsets_mapping=True)
+            ends = [int(e) for _, e in enc["offset_mapping"]]
+            self._cache[text] = ends
+        return ends
 
 
 def usable_questions(dataset: BenchDataset) -> tuple[list[QAItem], int]:
@@ -134,37 +164,65 @@ def index_cost(records: Sequence[ChunkRecord], max_seq_length: int | None = None
     return cost
 
 
+def _ok_flags(texts: Sequence[str], token_ends: TokenEnds, question: QAItem) -> tuple[bool, ...]:
+    """``ok@B`` for every budget: deliver ``texts`` in order until B tokens are spent and judge what was delivered."""
+    need = max(BUDGETS)
+    items: list[str] = []
+    ends: list[list[int]] = []
+    spent = 0
+    for text in texts:
+        if spent >= need:
+            break
+        items.append(text)
+        ends.append(token_ends(text))
+        spent += len(ends[-1])
+    return tuple(is_hit(delivered_within(items, ends, b), question) for b in BUDGETS)
+
+
 def _judge_arm(
     arm: _ArmIndex,
     questions: Sequence[QAItem],
     rankings: dict[tuple[str, str], list[np.ndarray]],
     depth: int,
+    token_ends: TokenEnds,
 ) -> dict[tuple[str, str, str], list[Outcome]]:
-    """Outcomes of every (method, scope, ranking) for one arm."""
+    """Outcomes of every (method, scope, ranking) for one arm.
+
+    Both rankings are judged on the chunk that ranks. ``flat`` lists every vector's chunk (a row vector's table
+    chunk) and delivers distinct chunks within a budget; ``maxpool`` lists each unit once at its best piece (its lower
+    pieces removed), judges that piece, judges the whole re-assembled unit apart (``unit_*``), and delivers units as
+    re-assembled text within a budget.
+    """
     out: dict[tuple[str, str, str], list[Outcome]] = {}
     for qi, q in enumerate(questions):
         doc = arm.doc_range(q.doc_id)
         chunk_hit = {g: is_hit(arm.records[g].embed_text, q) for g in sorted({arm.target[g] for g in doc})}
         units = list(dict.fromkeys(arm.unit_of[g] for g in doc))
         unit_hit = {u: is_hit(arm.unit_text(u), q) for u in units}
-        ceiling = {"flat": any(chunk_hit.values()), "maxpool": any(unit_hit.values())}
+        ceiling = any(chunk_hit.values())
         for (method, scope), per_q in rankings.items():
-            ranked = per_q[qi]
-            flat_targets = [arm.target[int(g)] for g in ranked[:depth]]
+            ranked = [int(g) for g in per_q[qi]]
+            flat_targets = [arm.target[g] for g in ranked]
             flat = judge(
-                [chunk_hit.get(t, False) for t in flat_targets],
-                [arm.records[t].page_span for t in flat_targets],
-                ceiling["flat"],
+                [chunk_hit.get(t, False) for t in flat_targets[:depth]],
+                [arm.records[t].page_span for t in flat_targets[:depth]],
+                ceiling,
                 q.evidence_pages,
                 depth,
+                ok=_ok_flags([arm.records[t].embed_text for t in dict.fromkeys(flat_targets)], token_ends, q),
             )
-            pooled = maxpool(ranked, arm.unit_of, limit=depth)
+            pooled = max_pool(ranked, unit_of=arm.unit_of.__getitem__)
+            best = [arm.target[u.best] for u in pooled]
+            unit_ids = [u.key for u in pooled]
             pool = judge(
-                [unit_hit.get(u, False) for u in pooled],
-                [arm.unit_pages(u) for u in pooled],
-                ceiling["maxpool"],
+                [chunk_hit.get(t, False) for t in best[:depth]],
+                [arm.records[t].page_span for t in best[:depth]],
+                ceiling,
                 q.evidence_pages,
                 depth,
+                ranked_unit_hits=[unit_hit.get(u, False) for u in unit_ids[:depth]],
+                unit_ceiling=any(unit_hit.values()),
+                ok=_ok_flags([arm.unit_text(u) for u in unit_ids], token_ends, q),
             )
             out.setdefault((method, scope, "flat"), []).append(flat)
             out.setdefault((method, scope, "maxpool"), []).append(pool)
@@ -211,15 +269,18 @@ def run_benchmark(
     rounds: int = 1,
     seed: int = 0,
     depth: int = DEPTH,
+    max_tokens: int = DEFAULT_MAX_TOKENS,
     command: Sequence[str] | None = None,
     log: Callable[[str], None] = lambda _msg: None,
 ) -> dict[str, Any]:
     """Run every arm and return the results document (see :data:`RESULTS_SCHEMA`).
 
+    ``max_tokens`` is the chunk limit of the arms that follow it (``hybrid*`` without a fixed size and ``evidence*``,
+    all with the bundled tokenizer), so one command measures the arms at 256 and another at 512.
+
     Raises:
         ValueError: on an empty dataset, an unknown method/scope, a dense/hybrid run without an embedder,
-            or ``rounds`` < 1.
-        NotImplementedError: if an arm's chunker is not available.
+            ``rounds`` < 1 or ``max_tokens`` < 1.
     """
     questions, skipped = usable_questions(dataset)
     if not questions:
@@ -232,6 +293,8 @@ def run_benchmark(
             raise ValueError(f"unknown scope {s!r}; expected some of {', '.join(SCOPES)}")
     if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
         raise ValueError(f"rounds must be a positive integer, got {rounds!r}")
+    if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
+        raise ValueError(f"max_tokens must be a positive integer, got {max_tokens!r}")
     needs_vectors = any(m != "bm25" for m in methods)
     if needs_vectors and embedder is None:
         raise ValueError("dense and hybrid retrieval need an embedder")
@@ -241,7 +304,7 @@ def run_benchmark(
 
     indexes: dict[str, _ArmIndex] = {}
     for arm in arms:
-        chunker = make_chunker(arm)
+        chunker = make_chunker(arm, max_tokens)
         t0 = time.perf_counter()
         records = build_arm(arm, dataset.documents, chunker)
         indexes[arm] = _ArmIndex(arm, records, time.perf_counter() - t0)
@@ -259,7 +322,9 @@ def run_benchmark(
     query_ms: dict[tuple[str, str, str], list[float]] = {}
     bm25_build_s: dict[tuple[str, str], list[float]] = {}
     outcomes: dict[tuple[str, str, str, str], list[Outcome]] = {}
+    token_ends = TokenEnds()
     for r in range(rounds):
+        embedded: dict[str, tuple[list[str], np.ndarray]] = {}
         order = arms[r % len(arms) :] + arms[: r % len(arms)]
         if needs_vectors:
             assert embedder is not None
@@ -274,9 +339,15 @@ def run_benchmark(
             vectors = None
             if needs_vectors:
                 assert embedder is not None
-                t0 = time.perf_counter()
-                vectors = embedder.encode_passages(texts)
-                embed_s[arm].append(time.perf_counter() - t0)
+                same = next((a for a in embedded if embedded[a][0] == texts), None)
+                if same is not None:  # e.g. hybrid-pooled indexes exactly hybrid's texts: same vectors, same cost
+                    vectors = embedded[same][1]
+                    embed_s[arm].append(embed_s[same][-1])
+                else:
+                    t0 = time.perf_counter()
+                    vectors = embedder.encode_passages(texts)
+                    embed_s[arm].append(time.perf_counter() - t0)
+                    embedded[arm] = (texts, vectors)
             doc_ids = [rec.doc_id for rec in index.records]
             rankings: dict[tuple[str, str], list[np.ndarray]] = {}
             for scope in scopes:
@@ -296,7 +367,7 @@ def run_benchmark(
                         ranked_all.append(ranked)
                     rankings[(method, scope)] = ranked_all
             if r == 0:
-                for (method, scope, ranking), outs in _judge_arm(index, questions, rankings, depth).items():
+                for (method, scope, ranking), outs in _judge_arm(index, questions, rankings, depth, token_ends).items():
                     outcomes[(arm, method, scope, ranking)] = outs
             log(f"round {r + 1}/{rounds}: {arm} done")
 
@@ -320,6 +391,9 @@ def run_benchmark(
             "first_hit": [o.first_hit for o in outcomes[(arm, method, scope, ranking)]],
             "first_page_hit": [o.first_page_hit for o in outcomes[(arm, method, scope, ranking)]],
             "ceiling": [o.ceiling for o in outcomes[(arm, method, scope, ranking)]],
+            "first_unit_hit": [o.first_unit_hit for o in outcomes[(arm, method, scope, ranking)]],
+            "unit_ceiling": [o.unit_ceiling for o in outcomes[(arm, method, scope, ranking)]],
+            "ok": ["".join("1" if x else "0" for x in (o.ok or ())) for o in outcomes[(arm, method, scope, ranking)]],
         }
         for arm in arms
         for method in methods
@@ -349,6 +423,8 @@ def run_benchmark(
             "scopes": list(scopes),
             "rankings": list(RANKINGS),
             "depth": depth,
+            "max_tokens": max_tokens,
+            "budgets": list(BUDGETS),
             "rrf_k": RRF_K,
             "rounds": rounds,
             "embedder": embedder_doc,
@@ -375,17 +451,7 @@ def run_benchmark(
 
 
 def write_json_atomic(path: str | Path, obj: Any) -> Path:
-    """Write ``obj`` as JSON to ``path`` via a temporary file in the same folder and ``os.replace``."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(obj, fh, ensure_ascii=False, separators=(",", ":"))
-            fh.write("\n")
-        os.chmod(tmp, 0o644)  # mkstemp creates 0600; results are meant to be shared
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+    """Write ``obj`` as compact JSON to ``path`` atomically (:func:`docling_evidence.safe_write.write_json`)."""
+    from docling_evidence.safe_write import write_json
+
+    return write_json(path, obj, compact=True, parents=True)

@@ -10,18 +10,42 @@ from typing import Any
 
 import numpy as np
 
-from docling_evidence.bench.measures import Outcome, aggregate, question_values
+from docling_evidence.bench.measures import BUDGETS, Outcome, aggregate, question_values
 from docling_evidence.bench.stats import N_RESAMPLES, mcnemar_exact, paired_bootstrap_ci
 
-COMPARED_MEASURES: tuple[str, ...] = ("hit@1", "R@10")
+COMPARED_MEASURES: tuple[str, ...] = ("hit@1", "R@10", *(f"ok@{b}" for b in BUDGETS))
 """Measures with a paired bootstrap CI against the baseline (hit@1 also gets McNemar)."""
 
 
 def run_outcomes(run: dict[str, Any], questions: list[dict[str, Any]]) -> list[Outcome]:
-    """The :class:`Outcome` list of one stored run (aligned with ``questions``)."""
+    """The :class:`Outcome` list of one stored run (aligned with ``questions``).
+
+    Runs stored before the unit-level and budget measures existed read as None for those.
+    """
+    n = len(questions)
+    unit_hits = run.get("first_unit_hit") or [None] * n
+    unit_ceilings = run.get("unit_ceiling") or [None] * n
+    oks = run.get("ok") or [""] * n
     return [
-        Outcome(fh, fp, bool(c), bool(q["page_eligible"]))
-        for fh, fp, c, q in zip(run["first_hit"], run["first_page_hit"], run["ceiling"], questions, strict=True)
+        Outcome(
+            fh,
+            fp,
+            bool(c),
+            bool(q["page_eligible"]),
+            fu,
+            None if uc is None else bool(uc),
+            tuple(ch == "1" for ch in ok) if ok else None,
+        )
+        for fh, fp, c, q, fu, uc, ok in zip(
+            run["first_hit"],
+            run["first_page_hit"],
+            run["ceiling"],
+            questions,
+            unit_hits,
+            unit_ceilings,
+            oks,
+            strict=True,
+        )
     ]
 
 
@@ -51,7 +75,9 @@ def summarize(results: dict[str, Any], n_resamples: int = N_RESAMPLES) -> dict[s
         outs = run_outcomes(run, questions)
         agg = aggregate(outs, qtypes, doc_ids)
         per_q = [question_values(o) for o in outs]
-        values[_key(run)] = {m: np.array([v[m] for v in per_q], dtype=np.float64) for m in COMPARED_MEASURES}
+        values[_key(run)] = {
+            m: np.array([np.nan if v[m] is None else v[m] for v in per_q], dtype=np.float64) for m in COMPARED_MEASURES
+        }
         run_summaries.append(
             {
                 "arm": run["arm"],
@@ -75,6 +101,8 @@ def summarize(results: dict[str, Any], n_resamples: int = N_RESAMPLES) -> dict[s
             for measure in COMPARED_MEASURES:
                 a = values[_key(run)][measure][mask]
                 b = values[base_key][measure][mask]
+                if np.isnan(a).any() or np.isnan(b).any():
+                    continue  # a run stored without this measure
                 entry: dict[str, Any] = {
                     "arm": arm,
                     "baseline": baseline,

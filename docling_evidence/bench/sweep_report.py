@@ -7,14 +7,14 @@ half-written report behind.
 
 from __future__ import annotations
 
+import io
 import json
 import math
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from docling_evidence.bench.pareto import ParetoPoint, pareto_front
+from docling_evidence.safe_write import write_bytes, write_text
 
 COST_AXES: tuple[tuple[str, str], ...] = (
     ("indexed_tokens", "indexed tokens (all-MiniLM-L6-v2 tokenizer)"),
@@ -64,18 +64,6 @@ def pareto_names(
 
 def _reference(task: dict[str, Any], name: str) -> dict[str, Any] | None:
     return next((a for a in _ok_arms(task) if a["name"] == name), None)
-
-
-def _atomic_write(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def _task_markdown(key: str, task: dict[str, Any], reference: str) -> list[str]:
@@ -321,14 +309,10 @@ def plot_task(key: str, task: dict[str, Any], path: Path) -> None:
         ax.legend(fontsize=8, loc="best")
     fig.suptitle(f"{TASK_TITLES.get(key, key)}: quality against cost", fontsize=10)
     fig.tight_layout()
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".png", dir=path.parent)
-    os.close(fd)
     try:
-        fig.savefig(tmp, dpi=110)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        buffer = io.BytesIO()
+        fig.savefig(buffer, format="png", dpi=110)
+        write_bytes(path, buffer.getvalue(), parents=True)
     finally:
         plt.close(fig)
 
@@ -340,7 +324,7 @@ def write_outputs(results: dict[str, Any], folder: Path, write_json: bool = True
     written: list[Path] = []
     if write_json:
         path = folder / "sweep_results.json"
-        _atomic_write(path, (json.dumps(results, indent=1, ensure_ascii=False) + "\n").encode("utf-8"))
+        write_text(path, json.dumps(results, indent=1, ensure_ascii=False) + "\n", parents=True)
         written.append(path)
     plots: dict[str, str] = {}
     for key, task in results["tasks"].items():
@@ -350,6 +334,6 @@ def write_outputs(results: dict[str, Any], folder: Path, write_json: bool = True
             plots[key] = png.name
             written.append(png)
     md = folder / "sweep.md"
-    _atomic_write(md, build_markdown(results, plots).encode("utf-8"))
+    write_text(md, build_markdown(results, plots), parents=True)
     written.append(md)
     return written

@@ -10,10 +10,10 @@ from docling_evidence.bench.retrieval import (
     BM25Index,
     Retriever,
     bm25_tokenize,
-    maxpool,
     rank_scores,
     rrf_scores,
 )
+from docling_evidence.integrations.maxpool import max_pool
 
 
 def test_rank_scores_breaks_ties_by_position() -> None:
@@ -93,14 +93,17 @@ def test_retriever_errors() -> None:
     assert r.search("bm25", "unknown-doc", "q").tolist() == []
 
 
-def test_maxpool_keeps_first_appearance() -> None:
+def test_the_benchmark_pools_a_ranking_with_the_integrations_max_pool() -> None:
+    # run.py pools a ranking of passage positions without scores: each unit once, at its first (best) position
     units = ["u1", "u2", "u1", "u3"]
-    assert maxpool([2, 1, 0, 3], units) == ["u1", "u2", "u3"]
-    assert maxpool(np.array([3, 0, 2, 1]), units) == ["u3", "u1", "u2"]
-
-
-def test_maxpool_limit_stops_early() -> None:
-    assert maxpool([0, 1, 2, 3], ["a", "a", "b", "c"], limit=2) == ["a", "b"]
+    pooled = max_pool([2, 1, 0, 3], unit_of=units.__getitem__)
+    assert [(u.key, u.best) for u in pooled] == [("u1", 2), ("u2", 1), ("u3", 3)]
+    assert [u.key for u in max_pool([int(g) for g in np.array([3, 0, 2, 1])], unit_of=units.__getitem__)] == [
+        "u3",
+        "u1",
+        "u2",
+    ]
+    assert [u.key for u in max_pool([0, 1, 2, 3], unit_of=["a", "a", "b", "c"].__getitem__, k=2)] == ["a", "b"]
 
 
 def test_build_bm25_matches_lazy_build() -> None:

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from docling_evidence.cli import app, atomic_output
+from docling_evidence.cli import app
+from docling_evidence.safe_write import open_output
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "docling_evidence" / "examples"
 
@@ -190,12 +191,12 @@ def test_failed_batch_keeps_previous_output(runner: CliRunner, tmp_path: Path) -
 def test_atomic_output_leaves_nothing_on_error(tmp_path: Path) -> None:
     out = tmp_path / "result.json"
     out.write_text("old")
-    with pytest.raises(RuntimeError), atomic_output(out) as stream:
+    with pytest.raises(RuntimeError), open_output(out) as stream:
         stream.write("half-writ")
         raise RuntimeError("interrupted")
     assert out.read_text() == "old"
     assert [p.name for p in tmp_path.iterdir()] == ["result.json"]
-    with atomic_output(out) as stream:
+    with open_output(out) as stream:
         stream.write("new")
     assert out.read_text() == "new"
     plain = tmp_path / "plain.txt"
