@@ -9,8 +9,10 @@
         text = chunker.contextualize(chunk)   # the text to embed
         chunk.meta.unit_id, chunk.meta.page_span, chunk.meta.kind
 
-The public names are imported on first use: docling-core's chunker package imports transformers, so importing a
-light submodule (``docling_evidence.bench.normalize``, the CLI's help) does not pay for it.
+The public names are imported on first use, so importing a light submodule (``docling_evidence.bench.normalize``,
+the CLI's help) does not pay for docling-core. docling-core's chunker package would import transformers (and torch)
+for a tokenizer it does not use here: ``_lazy_hf.defer()`` postpones that import until a transformers tokenizer is
+actually asked for (see ``docling_evidence._lazy_hf``).
 """
 
 from __future__ import annotations
@@ -18,11 +20,13 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
+from docling_evidence import _lazy_hf
+
 if TYPE_CHECKING:
     from docling_evidence.chunker import EvidenceChunker
     from docling_evidence.meta import EvidenceChunk, EvidenceMeta
     from docling_evidence.serializer import EvidenceSerializerProvider, EvidenceTableSerializer
-    from docling_evidence.tokenizer import bundled_tokenizer, load_tokenizer
+    from docling_evidence.tokenizer import TokenizersTokenizer, bundled_tokenizer, load_tokenizer
 
 _EXPORTS = {
     "EvidenceChunk": "docling_evidence.meta",
@@ -32,6 +36,7 @@ _EXPORTS = {
     "EvidenceTableSerializer": "docling_evidence.serializer",
     "bundled_tokenizer": "docling_evidence.tokenizer",
     "load_tokenizer": "docling_evidence.tokenizer",
+    "TokenizersTokenizer": "docling_evidence.tokenizer",
 }
 
 __all__ = [
@@ -40,6 +45,7 @@ __all__ = [
     "EvidenceMeta",
     "EvidenceSerializerProvider",
     "EvidenceTableSerializer",
+    "TokenizersTokenizer",
     "bundled_tokenizer",
     "load_tokenizer",
 ]
@@ -56,6 +62,8 @@ def _version() -> str:
 
 __version__ = _version()
 """The installed distribution's version (pyproject.toml is its one source)."""
+
+_lazy_hf.defer()
 
 
 def __getattr__(name: str) -> Any:

@@ -93,14 +93,14 @@ class TokenEnds:
     def __init__(self) -> None:
         from docling_evidence.tokenizer import bundled_tokenizer
 
-        self._hf = bundled_tokenizer().get_tokenizer()
+        self._hf = bundled_tokenizer().get_tokenizer()  # a tokenizers.Tokenizer (truncation and padding off)
         self._cache: dict[str, list[int]] = {}
 
     def __call__(self, text: str) -> list[int]:
         ends = self._cache.get(text)
         if ends is None:
-            enc = self._hf(text, add_special_tokens=False, return_offsets_mapping=True)
-            ends = [int(e) for _, e in enc["offset_mapping"]]
+            enc = self._hf.encode(text, add_special_tokens=False)
+            ends = [int(e) for _, e in enc.offsets]
             self._cache[text] = ends
         return ends
 
@@ -132,12 +132,12 @@ def index_cost(records: Sequence[ChunkRecord], max_seq_length: int | None = None
     """
     from docling_evidence.tokenizer import bundled_tokenizer
 
-    hf = bundled_tokenizer().get_tokenizer()
+    tok = bundled_tokenizer()
     texts = [r.embed_text for r in records]
-    tokens = [len(ids) for ids in hf(texts, add_special_tokens=False)["input_ids"]] if texts else []
+    tokens = tok.count_tokens_batch(texts)
     lines_per_rec = [[ln.strip() for ln in t.split("\n") if ln.strip()] for t in texts]
     flat_lines = [ln for lines in lines_per_rec for ln in lines]
-    line_tokens = [len(ids) for ids in hf(flat_lines, add_special_tokens=False)["input_ids"]] if flat_lines else []
+    line_tokens = tok.count_tokens_batch(flat_lines)
     seen: set[tuple[str, str]] = set()
     dup = total_line = 0
     pos = 0

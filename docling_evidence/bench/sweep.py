@@ -302,16 +302,12 @@ def duplicate_accounting(chunks: Sequence[SweepChunk]) -> dict[str, Any]:
 
 def _token_counts(texts: Sequence[str]) -> list[int]:
     """Tokens per text with the bundled all-MiniLM-L6-v2 tokenizer (no special tokens)."""
-    import transformers
-
     from docling_evidence.tokenizer import bundled_tokenizer
 
-    transformers.logging.set_verbosity_error()  # "sequence longer than 256" is expected: truncation is measured
-    hf = bundled_tokenizer().get_tokenizer()
+    tok = bundled_tokenizer()
     out: list[int] = []
     for i in range(0, len(texts), 256):
-        enc = hf(list(texts[i : i + 256]), add_special_tokens=False)["input_ids"]
-        out.extend(len(ids) for ids in enc)
+        out.extend(tok.count_tokens_batch(texts[i : i + 256]))
     return out
 
 
