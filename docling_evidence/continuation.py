@@ -4,8 +4,8 @@ Docling emits a table that runs over a page break as one ``TableItem`` per page.
 every rule below holds; a false merge is worse than a missed one, so any doubt keeps them apart. Rules, checked in
 this order (the first that fails names the verdict's ``reason``):
 
-1. ``not paginated``: both parts carry page provenance, and the document is not a spreadsheet or slide deck (Docling
-   gives each sheet or slide a "page" of its own; those are separate tables).
+1. ``not paginated``: both parts carry page provenance with finite boxes, and the document is not a spreadsheet or
+   slide deck (Docling gives each sheet or slide a "page" of its own; those are separate tables).
 2. ``not adjacent``: the next part follows the first in reading order with nothing between them but furniture
    (page headers and footers) and the first part's own Docling-linked captions and footnotes.
 3. ``not next page``: the next part starts on the page right after the one the first part ends on.
@@ -210,7 +210,7 @@ def check_continuation(
     a, b = index.items[first], index.items[nxt]
     if not (isinstance(a, TableItem) and isinstance(b, TableItem)):
         raise TypeError("check_continuation compares two tables")
-    if not (a.prov and b.prov and index.has_layout and _paginated(doc)):
+    if not (index.boxes[a.self_ref] and index.boxes[b.self_ref] and _paginated(doc)):
         return Verdict(False, "not paginated")
     own = _block(index, first)
     if nxt <= first or any(

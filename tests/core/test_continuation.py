@@ -439,3 +439,17 @@ def test_fixture_count_script_counts_joined_parts(tmp_path: Path) -> None:
     text = page.read_text()
     assert text.startswith("intro\n") and text.endswith("outro\n") and "old" not in text
     assert "| `three.json` | 3 | 2 | 2 | 3: 1–3 | 1 / 3 |" in text
+    assert row["output_changed"] is True
+
+
+def test_a_part_holding_only_the_repeated_header_is_still_listed() -> None:
+    """Page 2 holds only the repeated header row (then page 3 the rows): the part adds no row but stays in a
+    piece's doc_items, so every TableItem of the unit is cited somewhere and none is lost to the text chunks."""
+    doc = paged_doc(pages=3, height=PAGE_H)
+    add_table(doc, HEADER, body(0, 3), provs=[prov(1, 50, 100, 560, 760)])
+    add_table(doc, HEADER, [], provs=[prov(2, 50, 40, 560, 760)])
+    add_table(doc, (), body(3, 3), provs=[prov(3, 50, 40, 560, 300)])
+    (pieces,) = table_units(doc).values()
+    held = {ref for c in pieces for ref, role in c.meta.roles.items() if role == "table"}
+    assert held == {"#/tables/0", "#/tables/1", "#/tables/2"}
+    assert shown_rows(pieces) == [f"R{i:04d}" for i in range(6)]
