@@ -40,6 +40,7 @@ from docling_evidence.cli_common import (
     with_default,
     worker_signals,
 )
+from docling_evidence.convert import REPORT_SUFFIX
 from docling_evidence.safe_write import STDOUT, DiscardOutput, OutputError, open_output, output_problem, write_text
 
 app = typer.Typer(
@@ -483,7 +484,7 @@ def report_names(files: list[Path]) -> list[str]:
         if not clashes:
             break
         levels = [lv + 1 if n in clashes else lv for n, lv in zip(names, levels, strict=True)]
-    return [f"{name(p, lv)}.inspect.html" for p, lv in zip(files, levels, strict=True)]
+    return [f"{name(p, lv)}{REPORT_SUFFIX}" for p, lv in zip(files, levels, strict=True)]
 
 
 @app.command()

@@ -24,8 +24,9 @@ app = typer.Typer(
 
 
 def _fail(message: str) -> typer.Exit:
-    typer.echo(f"error: {message}", err=True)
-    return typer.Exit(2)
+    from docling_evidence.cli_common import usage_error
+
+    return usage_error(message)
 
 
 def _split(spec: str) -> list[str]:

@@ -621,8 +621,9 @@ def _command_line() -> str:
 
 
 def _fail(msg: str) -> None:
-    typer.echo(f"error: {msg}", err=True)
-    raise typer.Exit(2)
+    from docling_evidence.cli_common import usage_error
+
+    raise usage_error(msg)
 
 
 @sweep_app.command("run")

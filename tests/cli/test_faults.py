@@ -367,3 +367,11 @@ def test_help_defaults_match_the_chunker() -> None:
 
     assert EvidenceChunker.model_fields["bbox_threshold"].default == 300.0
     assert DEFAULT_MAX_TOKENS == 256
+
+
+def test_reports_in_an_input_folder_are_not_read_back(runner: CliRunner, doc_json: Path) -> None:
+    folder = doc_json.parent
+    for _ in range(2):
+        result = runner.invoke(app, ["inspect", str(folder), "-o", str(folder)])
+        assert result.exit_code == 0, result.stderr
+    assert sorted(p.name for p in folder.iterdir()) == ["report.inspect.html", "report.json"]
