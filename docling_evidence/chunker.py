@@ -7,19 +7,20 @@ import math
 import os
 import warnings
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 from docling_core.transforms.chunker import BaseChunk, BaseChunker, DocChunk
 from docling_core.transforms.chunker.tokenizer.base import BaseTokenizer
-from docling_core.transforms.serializer.base import BaseSerializerProvider
+from docling_core.transforms.serializer.base import BaseDocSerializer, BaseSerializerProvider
 from docling_core.types.doc import DoclingDocument, SectionHeaderItem, TableItem, TextItem, TitleItem
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from docling_evidence.doc_index import DocIndex, build_index, rich_cell_content
 from docling_evidence.meta import EvidenceChunk, EvidenceMeta, MemberRole
-from docling_evidence.serializer import EvidenceSerializerProvider, table_format_of
+from docling_evidence.serializer import EvidenceSerializerProvider, table_layout
 from docling_evidence.split import Piece, Splitter, UnitParts
-from docling_evidence.table_format import TABLE_FORMATS, TableFormatName
+from docling_evidence.table_format import TableFormatName
 from docling_evidence.text_chunks import text_chunks
 from docling_evidence.tokenizer import DEFAULT_MAX_TOKENS, bundled_tokenizer, check_max_tokens, load_tokenizer
 from docling_evidence.units import EvidenceUnit, build_units, document_key, stable_id
@@ -204,6 +205,11 @@ class EvidenceChunker(BaseChunker):
     def chunk(self, dl_doc: DoclingDocument, **kwargs: Any) -> Iterator[BaseChunk]:
         """Chunk ``dl_doc``: evidence units for its tables and, with ``emit_text``, text chunks for the rest.
 
+        Args:
+            dl_doc: the document.
+            **kwargs: as for HybridChunker, serializer parameters for this call (e.g. ``pages={1, 2}``,
+                ``labels=...``, ``layers=...``); the items they leave out are left out of every chunk.
+
         Raises:
             TypeError: if ``dl_doc`` is not a docling-core ``DoclingDocument``.
         """
@@ -213,11 +219,14 @@ class EvidenceChunker(BaseChunker):
                 "convert files first (DocumentConverter().convert(path).document, or "
                 "DoclingDocument.load_from_json(path))"
             )
-        return iter(list(self._chunks(dl_doc)))
+        return iter(list(self._chunks(dl_doc, **kwargs)))
 
-    def _chunks(self, doc: DoclingDocument) -> Iterator[EvidenceChunk]:
+    def _chunks(self, doc: DoclingDocument, **kwargs: Any) -> Iterator[EvidenceChunk]:
         doc_ser = self.serializer_provider.get_serializer(doc=doc)
-        index = build_index(doc)
+        # as in HybridChunker, chunk(**kwargs) patches the serializer's parameters (pages=, labels=, layers=, ...):
+        # what they leave out is left out of the units too
+        excluded = doc_ser.get_excluded_refs(**kwargs) - doc_ser.get_excluded_refs() if kwargs else set()
+        index = build_index(doc, excluded)
         rendered: dict[int, str] = {}
 
         def item_text(idx: int) -> str:
@@ -251,10 +260,10 @@ class EvidenceChunker(BaseChunker):
             keep_context=keep,
             merge_continued_tables=self.merge_continued_tables,
         )
-        fmt_name = self.table_format or table_format_of(doc_ser) or "markdown"
         headings_at = _headings_by_position(index)
         unit_chunks = [
-            (u.position, self._unit_chunks(u, fmt_name, headings_at.get(u.position), item_text, index)) for u in units
+            (u.position, self._unit_chunks(u, doc, doc_ser, headings_at.get(u.position), item_text, index))
+            for u in units
         ]
         for _pos, chunks in unit_chunks:
             for c in chunks:
@@ -273,6 +282,7 @@ class EvidenceChunker(BaseChunker):
         key = document_key(doc)
         seen_ids: dict[str, int] = {}
         backbone: list[tuple[int, EvidenceChunk]] = []
+        unit_sections = {tuple(c.meta.headings or ()) for _, cs in unit_chunks for c in cs}
         for chunk in text_chunks(
             doc,
             hidden,
@@ -280,7 +290,10 @@ class EvidenceChunker(BaseChunker):
             serializer_provider=self.serializer_provider,
             merge_peers=self.merge_peers,
             always_emit_headings=self.always_emit_headings,
+            **kwargs,
         ):
+            if not chunk.text and _section_has_a_unit(chunk.meta.headings, unit_sections):
+                continue  # a section empty only because its table went to a unit: the unit carries its headings
             anchor = _anchor(chunk, index)
             backbone.extend((anchor, c) for c in self._text_chunks(chunk, key, seen_ids, doc))
         inserts: list[tuple[int, list[EvidenceChunk]]] = list(unit_chunks)
@@ -311,7 +324,8 @@ class EvidenceChunker(BaseChunker):
     def _unit_chunks(
         self,
         unit: EvidenceUnit,
-        fmt_name: TableFormatName,
+        doc: DoclingDocument,
+        doc_ser: BaseDocSerializer,
         headings: list[str] | None,
         item_text: Any,
         index: DocIndex,
@@ -325,13 +339,15 @@ class EvidenceChunker(BaseChunker):
                 "headings of %s leave too little room for the table: emitted without them", unit.table.self_ref
             )
             headings, prefix, budget = None, "", limit
+        layout = table_layout(unit.tables, doc, doc_ser, self.table_format, unit.rows, unit.row_starts)
+        unit = replace(unit, rows=layout.rows, row_starts=layout.row_starts)
         parts = UnitParts(
             caption=unit.caption.text if unit.caption else "",
             context_before=tuple(item_text(index.order[it.self_ref]) for it in unit.context_before),
             context_after=tuple(item_text(index.order[it.self_ref]) for it in unit.context_after),
             footnotes=tuple(f.text.strip() for f in unit.footnotes if f.text.strip()),
             rows=unit.rows,
-            fmt=TABLE_FORMATS[fmt_name],
+            fmt=layout.fmt,
             context_rank=unit.context_rank,
         )
         splitter = Splitter(count=count, fits=lambda text: count(prefix + text) <= limit, budget=budget)
@@ -443,6 +459,12 @@ def _orphans(index: DocIndex, chunks: list[EvidenceChunk], *, with_headings: boo
             continue
         found.append((pos, item))
     return found
+
+
+def _section_has_a_unit(headings: list[str] | None, unit_sections: set[tuple[str, ...]]) -> bool:
+    """Whether some unit lies in the section ``headings`` leads to (its headings start with them)."""
+    path = tuple(headings or ())
+    return bool(path) and any(section[: len(path)] == path for section in unit_sections)
 
 
 def _heading_chunk(chunk: DocChunk) -> DocChunk:

@@ -86,14 +86,15 @@ def rich_cell_content(doc: DoclingDocument, table: TableItem) -> set[str]:
     return found
 
 
-def build_index(doc: DoclingDocument) -> DocIndex:
+def build_index(doc: DoclingDocument, excluded: frozenset[str] | set[str] = frozenset()) -> DocIndex:
     """Walk the document once and collect a :class:`DocIndex` (the content of rich table cells is not a body item:
-    it belongs to its table)."""
+    it belongs to its table). Items in ``excluded`` (what the serializer leaves out for ``chunk(**kwargs)``) are
+    not indexed."""
     items: list[DocItem] = []
     satellites: set[str] = set()
     in_cells: set[str] = set()
     for node, _level in doc.iterate_items(with_groups=False, traverse_pictures=False):
-        if not isinstance(node, DocItem) or node.self_ref in in_cells:
+        if not isinstance(node, DocItem) or node.self_ref in in_cells or node.self_ref in excluded:
             continue
         if isinstance(node, TableItem):
             in_cells |= rich_cell_content(doc, node)
