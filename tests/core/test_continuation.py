@@ -163,6 +163,34 @@ def test_page_headers_between_are_furniture(between: str) -> None:
     assert verdict(two_part_doc(between=between)).merge
 
 
+def _text_before_second_table(doc: DoclingDocument, text: str, box: tuple[float, float, float, float]) -> None:
+    """Add a text on page 2 and move it right before the second table in reading order (as Docling emits a cell it
+    left out of the grid)."""
+    item = doc.add_text(label=DocItemLabel.TEXT, text=text, prov=prov(2, *box))
+    doc.body.children.remove(item.get_ref())
+    doc.body.children.insert(doc.body.children.index(doc.tables[1].get_ref()), item.get_ref())
+
+
+@pytest.mark.parametrize(
+    ("text", "box", "merged"),
+    [
+        ("D2111", (52, 380, 80, 392), True),  # a short text inside the part's box: a stray cell
+        ("-", (555, 300, 567, 310), True),  # overhanging the box by a few points still counts
+        ("D2111", (52, 500, 80, 512), False),  # below the part, outside its box: something between
+        ("Licences renewed for the year 2010 are listed", (52, 380, 500, 392), False),  # a sentence, not a cell
+    ],
+)
+def test_stray_cells_inside_a_part_are_part_of_the_table(
+    text: str, box: tuple[float, float, float, float], merged: bool
+) -> None:
+    doc = two_part_doc()
+    _text_before_second_table(doc, text, box)
+    v = verdict(doc)
+    assert v.merge is merged
+    if not merged:
+        assert v.reason == "not adjacent"
+
+
 def test_a_captioned_table_at_the_top_of_the_next_page_is_not_merged() -> None:
     """Its caption stands above it (a body item between the parts), below it (linked by Docling) or as a
     "Table 2" text under it: each time a table of its own."""
