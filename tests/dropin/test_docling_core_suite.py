@@ -15,11 +15,6 @@ import pytest
 from dropin.core_suite import DESELECTED, SUITE, TEST_MODULES, run_suite
 
 KNOWN_FAILING: dict[str, str] = {
-    "test_repeat_table_header_produces_valid_markdown_in_all_chunks": "wide header cells cut (split.py)",
-    "test_split_markdown_table_preserves_all_cell_values": "wide header cut mid-cell (split.py)",
-    "test_wide_table_is_split_by_columns_when_rows_do_not_fit_with_header": "header not repeated (split.py)",
-    "test_split_markdown_table_with_escaped_pipes_and_empty_cells": "no column split yet (split.py)",
-    "test_tall_and_wide_table_chunks_respect_token_limit": "no column split yet (split.py)",
     "test_table_caption_not_repeated_in_split_chunks": "deliberate: README, Differences from HybridChunker",
 }
 """docling-core test function -> why EvidenceChunker does not pass it yet (xfail, strict: a pass fails the run)."""
