@@ -14,6 +14,7 @@ from docling_core.types.doc import (
     TextItem,
     TitleItem,
 )
+from docling_core.types.doc.document import RichTableCell
 
 from docling_evidence.layout import Box, item_boxes
 
@@ -39,15 +40,28 @@ class DocIndex:
     satellites: set[str]
     has_layout: bool
     pages_of_index: dict[int, list[int]] = field(default_factory=dict)
+    headings_before: list[int] = field(default_factory=list)
+    """``headings_before[i]``: how many titles/section headers precede reading position ``i`` (length n + 1)."""
+
+    def __post_init__(self) -> None:
+        if len(self.headings_before) != len(self.items) + 1:
+            counts = [0]
+            for i in range(len(self.items)):
+                counts.append(counts[-1] + self.is_heading(i))
+            self.headings_before = counts
 
     def is_heading(self, idx: int) -> bool:
         """True when the item at ``idx`` is a title or section header."""
         return isinstance(self.items[idx], SectionHeaderItem | TitleItem)
 
     def heading_between(self, a: int, b: int) -> bool:
-        """True when a title or section header lies strictly between reading positions ``a`` and ``b``."""
+        """True when a title or section header lies strictly between reading positions ``a`` and ``b`` (O(1))."""
         lo, hi = min(a, b), max(a, b)
-        return any(self.is_heading(i) for i in range(lo + 1, hi))
+        return hi > lo + 1 and self.headings_before[hi] - self.headings_before[lo + 1] > 0
+
+    def section_of(self, idx: int) -> int:
+        """The section a reading position belongs to: how many headings precede it or sit at it."""
+        return self.headings_before[idx + 1]
 
     def page_of(self, idx: int) -> int | None:
         """First page of the item at ``idx`` (None without provenance)."""
@@ -65,13 +79,38 @@ class DocIndex:
         )
 
 
-def build_index(doc: DoclingDocument) -> DocIndex:
-    """Walk the document once and collect a :class:`DocIndex`."""
+def rich_cell_content(doc: DoclingDocument, table: TableItem) -> set[str]:
+    """Refs of the nodes a table's rich cells show (and everything below them): content rendered with the table.
+
+    A table's captions and footnotes may be its children too; they are not included unless a rich cell points at
+    them.
+    """
+    found: set[str] = set()
+    stack = [cell.ref for cell in table.data.table_cells if isinstance(cell, RichTableCell)]
+    while stack:
+        ref = stack.pop()
+        if ref.cref in found:
+            continue
+        found.add(ref.cref)
+        try:
+            stack.extend(ref.resolve(doc).children)
+        except Exception:  # a dangling ref: nothing below it
+            continue
+    return found
+
+
+def build_index(doc: DoclingDocument, excluded: frozenset[str] | set[str] = frozenset()) -> DocIndex:
+    """Walk the document once and collect a :class:`DocIndex` (the content of rich table cells is not a body item:
+    it belongs to its table). Items in ``excluded`` (what the serializer leaves out for ``chunk(**kwargs)``) are
+    not indexed."""
     items: list[DocItem] = []
     satellites: set[str] = set()
+    in_cells: set[str] = set()
     for node, _level in doc.iterate_items(with_groups=False, traverse_pictures=False):
-        if not isinstance(node, DocItem):
+        if not isinstance(node, DocItem) or node.self_ref in in_cells or node.self_ref in excluded:
             continue
+        if isinstance(node, TableItem):
+            in_cells |= rich_cell_content(doc, node)
         items.append(node)
         if isinstance(node, FloatingItem):
             satellites.update(ref.cref for ref in node.captions)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Iterable
+from typing import Any
 
 from docling_core.transforms.chunker import DocChunk
 from docling_core.transforms.chunker.hybrid_chunker import HybridChunker
@@ -77,8 +78,12 @@ def text_chunks(
     serializer_provider: BaseSerializerProvider,
     merge_peers: bool,
     always_emit_headings: bool,
+    **kwargs: Any,
 ) -> Iterable[DocChunk]:
-    """HybridChunker's chunks of ``doc`` with the items in ``hidden`` left out, doc items resolved in ``doc``."""
+    """HybridChunker's chunks of ``doc`` with the items in ``hidden`` left out, doc items resolved in ``doc``.
+
+    ``kwargs`` go to ``HybridChunker.chunk`` (which hands them to the serializer's ``get_excluded_refs``).
+    """
     chunker = HybridChunker(
         tokenizer=tokenizer,
         serializer_provider=serializer_provider,
@@ -86,7 +91,7 @@ def text_chunks(
         always_emit_headings=always_emit_headings,
     )
     source = _prepared(doc, hidden)
-    for chunk in chunker.chunk(source):
+    for chunk in chunker.chunk(source, **kwargs):
         if source is not doc:
             items: list[DocItem] = []
             for it in chunk.meta.doc_items:
