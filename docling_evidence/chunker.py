@@ -11,7 +11,7 @@ from docling_core.transforms.chunker import BaseChunk, BaseChunker, DocChunk
 from docling_core.transforms.chunker.tokenizer.base import BaseTokenizer
 from docling_core.transforms.serializer.base import BaseSerializerProvider
 from docling_core.types.doc import DoclingDocument, SectionHeaderItem, TableItem, TextItem, TitleItem
-from pydantic import ConfigDict, Field, field_validator, model_validator
+from pydantic import ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
 from docling_evidence.doc_index import DocIndex, build_index
 from docling_evidence.meta import EvidenceChunk, EvidenceMeta, MemberRole
@@ -19,7 +19,7 @@ from docling_evidence.serializer import EvidenceSerializerProvider, table_format
 from docling_evidence.split import Piece, Splitter, UnitParts
 from docling_evidence.table_format import TABLE_FORMATS, TableFormatName
 from docling_evidence.text_chunks import text_chunks
-from docling_evidence.tokenizer import bundled_tokenizer
+from docling_evidence.tokenizer import MemoTokenizer, bundled_tokenizer
 from docling_evidence.units import EvidenceUnit, build_units, document_key, stable_id
 
 _log = logging.getLogger(__name__)
@@ -78,6 +78,8 @@ class EvidenceChunker(BaseChunker):
     with_context: bool = True
     with_footnotes: bool = True
 
+    _memo: MemoTokenizer | None = PrivateAttr(default=None)
+
     @model_validator(mode="before")
     @classmethod
     def _max_tokens_shortcut(cls, data: Any) -> Any:
@@ -118,7 +120,21 @@ class EvidenceChunker(BaseChunker):
                 "convert files first (DocumentConverter().convert(path).document, or "
                 "DoclingDocument.load_from_json(path))"
             )
-        return iter(list(self._chunks(dl_doc)))
+        self._memo = MemoTokenizer.wrap(self.tokenizer)  # each distinct text counted once per document
+        try:
+            return iter(list(self._chunks(dl_doc)))
+        finally:
+            self._memo = None
+
+    def _memo_tokenizer(self) -> MemoTokenizer:
+        memo = self._memo
+        if memo is None or memo.inner is not self.tokenizer:
+            memo = self._memo = MemoTokenizer.wrap(self.tokenizer)
+        return memo
+
+    def _count(self, text: str) -> int:
+        """``tokenizer.count_tokens(text)``, memoised for the document being chunked."""
+        return self._memo_tokenizer().count_tokens(text)
 
     def _chunks(self, doc: DoclingDocument) -> Iterator[EvidenceChunk]:
         doc_ser = self.serializer_provider.get_serializer(doc=doc)
@@ -152,7 +168,7 @@ class EvidenceChunker(BaseChunker):
             with_footnotes=self.with_footnotes,
             bbox_threshold=self.bbox_threshold,
             context_budget=budget,
-            count_item_tokens=lambda idx: self.tokenizer.count_tokens(item_text(idx)),
+            count_item_tokens=lambda idx: self._count(item_text(idx)),
             keep_context=keep,
         )
         fmt_name = self.table_format or table_format_of(doc_ser) or "markdown"
@@ -176,10 +192,11 @@ class EvidenceChunker(BaseChunker):
         for chunk in text_chunks(
             doc,
             hidden,
-            tokenizer=self.tokenizer,
+            tokenizer=self._memo_tokenizer(),
             serializer_provider=self.serializer_provider,
             merge_peers=self.merge_peers,
             always_emit_headings=self.always_emit_headings,
+            doc_serializer=doc_ser,
         ):
             anchor = _anchor(chunk, index)
             backbone.extend((anchor, c) for c in self._text_chunks(chunk, key, seen_ids))
@@ -216,7 +233,7 @@ class EvidenceChunker(BaseChunker):
     ) -> list[EvidenceChunk]:
         limit = self.max_tokens
         prefix = self._embed_prefix(headings)
-        count = self.tokenizer.count_tokens
+        count = self._count
         budget = limit - (count(prefix + "x") - count("x")) if prefix else limit
         if budget < MIN_PIECE_BUDGET and headings:
             _log.warning(
@@ -275,7 +292,7 @@ class EvidenceChunker(BaseChunker):
         items = chunk.meta.doc_items
         base = stable_id(key, "text", *(it.self_ref for it in items))
         texts = [chunk.text]
-        if self.tokenizer.count_tokens(self.contextualize(chunk)) > self.max_tokens:
+        if self._count(self.contextualize(chunk)) > self.max_tokens:
             texts = self._resplit_text(chunk)
         for text in texts:
             occurrence = seen_ids.get(base, 0)
@@ -296,7 +313,7 @@ class EvidenceChunker(BaseChunker):
     def _resplit_text(self, chunk: DocChunk) -> list[str]:
         """Cut a text chunk that HybridChunker left over the limit (its plain-text fallback can overshoot)."""
         prefix = self._embed_prefix(chunk.meta.headings)
-        count = self.tokenizer.count_tokens
+        count = self._count
         budget = self.max_tokens - (count(prefix + "x") - count("x")) if prefix else self.max_tokens
         splitter = Splitter(count=count, fits=lambda t: count(prefix + t) <= self.max_tokens, budget=max(1, budget))
         out: list[str] = []
