@@ -59,6 +59,9 @@ class EvidenceChunker(BaseChunker):
             the text chunks (each paragraph then appears only inside its unit).
         with_caption, with_context, with_footnotes: attach captions / context / footnotes to units (switching one
             off is an ablation; the items then stay in the text chunks, so nothing is lost).
+        merge_continued_tables: a table Docling split at a page break (one ``TableItem`` per page) becomes one unit:
+            the first part's caption and context, every part's rows in order (a repeated header row dropped), every
+            part's footnotes. Detection is conservative, see :mod:`docling_evidence.continuation`.
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -77,6 +80,7 @@ class EvidenceChunker(BaseChunker):
     with_caption: bool = True
     with_context: bool = True
     with_footnotes: bool = True
+    merge_continued_tables: bool = True
 
     _memo: MemoTokenizer | None = PrivateAttr(default=None)
 
@@ -170,6 +174,7 @@ class EvidenceChunker(BaseChunker):
             context_budget=budget,
             count_item_tokens=lambda idx: self._count(item_text(idx)),
             keep_context=keep,
+            merge_continued_tables=self.merge_continued_tables,
         )
         fmt_name = self.table_format or table_format_of(doc_ser) or "markdown"
         headings_at = _headings_by_position(index)
@@ -270,7 +275,7 @@ class EvidenceChunker(BaseChunker):
         members: list[tuple[Any, MemberRole]] = [
             *((it, "caption") for it in caption_items),
             *((it, "context") for it in before),
-            (unit.table, "table"),
+            *((t, "table") for t in unit.tables_for_rows(*piece.rows)),
             *((it, "footnote") for it in footnotes),
             *((it, "context") for it in after),
         ]

@@ -13,6 +13,7 @@ from docling_core.types.doc import DocItemLabel, DoclingDocument, TableItem, Tex
 
 from docling_evidence.captions import CaptionMatch, find_caption, table_label
 from docling_evidence.context import choose_context
+from docling_evidence.continuation import find_runs, join_rows
 from docling_evidence.doc_index import DocIndex
 from docling_evidence.layout import horizontal_overlap, nearest_gap
 from docling_evidence.table_rows import TableRows, table_rows
@@ -48,6 +49,9 @@ class EvidenceUnit:
         context_after: explaining paragraphs after it.
         context_rank: priority of each paragraph of ``context_before + context_after`` (0 = most important).
         unit_id: stable id (document identity + table ref).
+        continuations: the parts of a table continued on the following pages (``docling_evidence.continuation``),
+            after ``table``, in reading order; their rows follow the first part's in ``rows``.
+        row_starts: per part (``tables``), the index of its first row in ``rows.body``.
     """
 
     table: TableItem
@@ -59,11 +63,36 @@ class EvidenceUnit:
     context_after: tuple[TextItem, ...]
     unit_id: str
     context_rank: tuple[int, ...] = ()
+    continuations: tuple[TableItem, ...] = ()
+    row_starts: tuple[int, ...] = (0,)
+
+    @property
+    def tables(self) -> tuple[TableItem, ...]:
+        """Every part of the table: ``table`` and its continuations, in reading order."""
+        return (self.table, *self.continuations)
+
+    def tables_for_rows(self, start: int, end: int) -> tuple[TableItem, ...]:
+        """The parts that hold body rows ``start:end`` (for an empty range: the part where ``start`` falls)."""
+        bounds = [*self.row_starts[1:], len(self.rows.body)]
+        parts = self.tables
+        held = tuple(
+            t for t, lo, hi in zip(parts, self.row_starts, bounds, strict=True) if lo < end and start < hi and lo < hi
+        )
+        if held:
+            return held
+        for t, lo, hi in zip(parts, self.row_starts, bounds, strict=True):
+            if lo <= start < hi:
+                return (t,)
+        return (parts[-1],) if start > 0 else (parts[0],)
 
     def owned_refs(self) -> set[str]:
         """Refs that belong to this unit only (table, caption, footnotes); context stays in the text chunks too."""
         caption_items = self.caption.items if self.caption and not self.caption.partial else ()
-        return {self.table.self_ref, *(c.self_ref for c in caption_items), *(f.self_ref for f in self.footnotes)}
+        return {
+            *(t.self_ref for t in self.tables),
+            *(c.self_ref for c in caption_items),
+            *(f.self_ref for f in self.footnotes),
+        }
 
 
 def document_key(doc: DoclingDocument) -> str:
@@ -128,18 +157,30 @@ def build_units(
     context_budget: int,
     count_item_tokens: Callable[[int], int],
     keep_context: Callable[[TableItem, list[int]], list[bool]] | None = None,
+    merge_continued_tables: bool = True,
 ) -> list[EvidenceUnit]:
-    """Build one unit per table of the body with any cell text, in reading order."""
+    """Build one unit per table of the body with any cell text, in reading order; with
+    ``merge_continued_tables``, a table continued on the next pages is one unit (its first part's position)."""
     key = document_key(doc)
     taken: set[str] = set()
     caption_owner: dict[str, str] = {}
     units: list[EvidenceUnit] = []
-    for pos, item in enumerate(index.items):
-        if not isinstance(item, TableItem):
+    unit_tables = [
+        (pos, rows)
+        for pos, item in enumerate(index.items)
+        if isinstance(item, TableItem) and is_unit_table(item, rows := table_rows(item, doc))
+    ]
+    rows_at = dict(unit_tables)
+    runs = find_runs(doc, index, unit_tables)[0] if merge_continued_tables else []
+    run_of = {run.positions[0]: run for run in runs}
+    continued = {pos for run in runs for pos in run.positions[1:]}
+    for pos, rows in unit_tables:
+        if pos in continued:
             continue
-        rows = table_rows(item, doc)
-        if not is_unit_table(item, rows):
-            continue
+        item = index.items[pos]
+        assert isinstance(item, TableItem)
+        run = run_of.get(pos)
+        parts = [index.items[p] for p in run.positions[1:]] if run else []
         caption = None
         if with_caption:
             caption = find_caption(index, item, rows, taken, _linked_texts(doc, item, "captions"))
@@ -156,11 +197,17 @@ def build_units(
                     taken.add(cap.self_ref)
                 if caption.drop_header_row:
                     rows = dataclasses.replace(rows, header=rows.header[1:])
+        row_starts: tuple[int, ...] = (0,)
+        if run:
+            rows, row_starts = join_rows([rows, *(rows_at[p] for p in run.positions[1:])], run.drop_rows)
         footnotes: list[TextItem] = []
         if with_footnotes:
-            footnotes = _linked_texts(doc, item, "footnotes")
-            footnotes += [f for f in _unlinked_footnotes(index, pos, taken) if f not in footnotes]
-            taken.update(f.self_ref for f in footnotes)
+            for part_pos in run.positions if run else (pos,):
+                part = index.items[part_pos]
+                assert isinstance(part, TableItem)
+                footnotes += [f for f in _linked_texts(doc, part, "footnotes") if f not in footnotes]
+                footnotes += [f for f in _unlinked_footnotes(index, part_pos, taken) if f not in footnotes]
+                taken.update(f.self_ref for f in footnotes)
         before: tuple[TextItem, ...] = ()
         after: tuple[TextItem, ...] = ()
         rank: tuple[int, ...] = ()
@@ -190,6 +237,8 @@ def build_units(
                 context_after=after,
                 unit_id=stable_id(key, item.self_ref),
                 context_rank=rank,
+                continuations=tuple(parts),  # type: ignore[arg-type]
+                row_starts=row_starts,
             )
         )
     return units

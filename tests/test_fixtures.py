@@ -59,11 +59,16 @@ class Chunked:
         return {table_ref(pieces[0]): pieces for pieces in self.units().values()}
 
 
-def table_ref(chunk: Any) -> str:
-    """The ``self_ref`` of the table of a table piece."""
+def table_refs(chunk: Any) -> list[str]:
+    """The ``self_ref``s of the tables of a table piece: one, or the parts of a continued table it shows."""
     refs = [ref for ref, role in chunk.meta.roles.items() if role == "table"]
-    assert len(refs) == 1, f"a table piece must hold exactly one table, got {refs}"
-    return refs[0]
+    assert refs, "a table piece must hold its table"
+    return refs
+
+
+def table_ref(chunk: Any) -> str:
+    """The ``self_ref`` of the (first) table of a table piece."""
+    return table_refs(chunk)[0]
 
 
 def item_pages(items: list[Any]) -> list[int]:
@@ -251,7 +256,9 @@ def test_units_are_well_formed(path: Path | None) -> None:
     for uid, pieces in ch.units().items():
         assert [c.meta.part for c in pieces] == list(range(len(pieces)))
         assert {c.meta.parts for c in pieces} == {len(pieces)}
-        assert len({table_ref(c) for c in pieces}) == 1
+        # one table, or the parts of a continued table: each piece shows its parts, in reading order
+        parts = [order[ref] for c in pieces for ref in table_refs(c)]
+        assert parts == sorted(parts), "pieces of a continued table are out of order"
         first = ids.index(uid)
         assert ids[first : first + len(pieces)] == [uid] * len(pieces), "pieces of a unit are not consecutive"
     text_ids = [c.meta.unit_id for c in ch.chunks if c.meta.kind == "text"]
