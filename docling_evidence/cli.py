@@ -53,6 +53,13 @@ class OutputFormat(str, Enum):
     md = "md"
 
 
+class Engine(str, Enum):
+    """Where files are processed: this machine's processes, or Ray actors."""
+
+    local = "local"
+    ray = "ray"
+
+
 class TableFormat(str, Enum):
     """How tables are rendered inside the chunk text."""
 
@@ -156,6 +163,22 @@ def _outcomes(files: list[Path], settings: ChunkSettings, jobs: int) -> Iterator
     )
     futures: list[Future[FileOutcome]] = [pool.submit(process_file, str(p), settings) for p in files]
     return _collect(pool, files, futures)
+
+
+def _check_ray() -> None:
+    import importlib.util
+
+    if importlib.util.find_spec("ray") is None:
+        raise _usage_error("--engine ray needs Ray: pip install 'docling-evidence[ray]'")
+
+
+def _ray_outcomes(files: list[Path], settings: ChunkSettings, address: str | None) -> Iterator[FileOutcome]:
+    """Process ``files`` on Ray actors (``docling_evidence.ray``), yielding outcomes in input order."""
+    from docling_evidence.ray import chunk_files
+
+    options = {k: v for k, v in vars(settings).items() if v is not None}
+    for path, records, error in chunk_files(files, address=address, **options):
+        yield FileOutcome(path, records=records, error=error)
 
 
 def _collect(pool: ProcessPoolExecutor, files: list[Path], futures: list[Future[FileOutcome]]) -> Iterator[FileOutcome]:
@@ -297,12 +320,22 @@ def chunk(
     bbox_threshold: BboxOpt = None,
     table_format: TableFormatOpt = None,
     jobs: Annotated[int, typer.Option("--jobs", "-j", help="Parallel worker processes (convert + chunk).")] = 1,
+    engine: Annotated[
+        Engine, typer.Option("--engine", help="local: this machine (--jobs); ray: Ray actors (the 'ray' extra).")
+    ] = Engine.local,
+    address: Annotated[
+        str | None, typer.Option("--address", help="Ray cluster to join ('auto', 'ray://host:10001'); default: local.")
+    ] = None,
 ) -> None:
     """Convert (if needed) and chunk documents; write one record per chunk (text, meta, full chunk)."""
     from docling_evidence.convert import expand_inputs, max_tokens_of
 
     err = _stderr()
     _validate_common(max_tokens, jobs, bbox_threshold)
+    if engine is Engine.ray:
+        _check_ray()
+    elif address is not None:
+        raise _usage_error("--address needs --engine ray")
     expanded = expand_inputs(inputs)
     if output is not None and (problem := output_problem(output, inputs=expanded.files)):
         raise _usage_error(problem)
@@ -321,7 +354,9 @@ def chunk(
         nonlocal failed, n_ok, n_chunks, n_table
         writer = _Writer(stream, fmt, limit)
         writer.begin()
-        outcomes = _outcomes(files, settings, jobs)
+        outcomes = (
+            _outcomes(files, settings, jobs) if engine is Engine.local else _ray_outcomes(files, settings, address)
+        )
         with _progress(err, len(files)) as advance:
             for outcome in outcomes:
                 if outcome.error:

@@ -25,6 +25,7 @@ Example::
 from __future__ import annotations
 
 import json
+import logging
 import os
 import tempfile
 from collections.abc import Iterable, Iterator, Sequence
@@ -93,7 +94,10 @@ class ChunkDocuments:
             try:
                 records, error = self.process(path, None if data is None else data[k])
             except Exception as exc:  # never fail the job: the file becomes an error row
-                records, error = [], f"{path}: chunking failed: {type(exc).__name__}: {' '.join(str(exc).split())[:200]}"
+                records, error = (
+                    [],
+                    f"{path}: chunking failed: {type(exc).__name__}: {' '.join(str(exc).split())[:200]}",
+                )
             if self.per_file:
                 out["source"].append(path)
                 out["records"].append(json.dumps(records, ensure_ascii=False))
@@ -130,12 +134,17 @@ def chunk_dataset(
     import ray
 
     if concurrency is None:
-        concurrency = max(1, int(ray.cluster_resources().get("CPU", 1)))
+        concurrency = _cpus()
+    pool = (
+        ray.data.ActorPoolStrategy(min_size=concurrency[0], max_size=concurrency[1])
+        if isinstance(concurrency, tuple)
+        else ray.data.ActorPoolStrategy(size=concurrency)
+    )
     return dataset.map_batches(
         ChunkDocuments,
         fn_constructor_kwargs={**options, "per_file": per_file},
         batch_size=batch_size,
-        concurrency=concurrency,
+        compute=pool,
         num_cpus=1,
     )
 
@@ -174,8 +183,11 @@ def chunk_files(
     """
     import ray
 
+    logging.getLogger("ray").setLevel(logging.WARNING)
+    logging.getLogger("ray.data").setLevel(logging.WARNING)
     if not ray.is_initialized():
         ray.init(
+            logging_level=logging.WARNING,
             address=address,
             num_cpus=num_cpus if address is None else None,
             include_dashboard=False,
