@@ -32,7 +32,6 @@ import argparse
 import json
 import os
 import platform
-import resource
 import subprocess
 import sys
 import tempfile
@@ -264,34 +263,54 @@ def import_cost() -> dict[str, Any]:
     }
 
 
-def throughput(files: list[Path]) -> dict[str, Any]:
-    """Docs/s of the CLI on ``files`` (wall clock, including start-up) for --jobs 1, --jobs 2 and --engine ray."""
+def pipeline_cost() -> dict[str, Any]:
+    """CPU seconds per fixture for what one worker does per file (load the JSON, chunk, build the records), and the
+    worker's peak RSS, measured in a fresh interpreter after a warm-up (imports and tokenizer excluded)."""
+    code = (
+        "import resource, sys, time\n"
+        "from pathlib import Path\n"
+        "from docling_evidence.cli import ChunkSettings, process_file\n"
+        "files = sorted(Path(sys.argv[1]).rglob('*.json'))\n"
+        "s = ChunkSettings(); process_file(str(files[0]), s)\n"
+        "c = time.process_time()\n"
+        "bad = [o.error for o in (process_file(str(f), s) for f in files) if o.error]\n"
+        "print(time.process_time() - c, len(files), len(bad), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
+    )
+    env = {**os.environ, "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1"}
+    out = subprocess.run([sys.executable, "-c", code, str(FIXTURES)], capture_output=True, text=True, env=env)
+    if out.returncode != 0:
+        raise RuntimeError(out.stderr[-500:])
+    cpu, n, bad, rss = out.stdout.split()
+    return {"cpu_s_per_doc": float(cpu) / int(n), "docs": int(n), "failed": int(bad), "peak_rss_mib": int(rss) / 1024}
+
+
+def throughput(files: list[Path], copies: int) -> dict[str, Any]:
+    """Docs/s of the CLI on ``copies`` copies of ``files`` (wall clock, start-up included) for --jobs 1, --jobs 2
+    and --engine ray (a local Ray instance on this machine's CPUs)."""
     env = {**os.environ, "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1"}
     results: dict[str, Any] = {}
-    for label, extra in (
-        ("jobs 1", ["--jobs", "1"]),
-        ("jobs 2", ["--jobs", "2"]),
-        ("ray (2 CPUs)", ["--engine", "ray"]),
-    ):
-        with tempfile.TemporaryDirectory() as tmp:
-            out = Path(tmp) / "out.jsonl"
-            cmd = [sys.executable, "-m", "docling_evidence.cli", "chunk", *map(str, files), "-o", str(out), *extra]
-            start = time.perf_counter()
-            proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
-            wall = time.perf_counter() - start
-            ok = proc.returncode == 0
-            results[label] = {
-                "wall_s": wall,
-                "docs_per_s": len(files) / wall if ok else None,
-                "records": sum(1 for _ in out.open()) if ok and out.exists() else None,
-                "error": None if ok else proc.stderr.strip().splitlines()[-1:],
-            }
+    with tempfile.TemporaryDirectory() as inputs:
+        for c in range(copies):
+            for k, f in enumerate(files):
+                (Path(inputs) / f"{c:02d}-{k:03d}-{f.name}").symlink_to(f)
+        n = copies * len(files)
+        runs = (("--jobs 1", ["--jobs", "1"]), ("--jobs 2", ["--jobs", "2"]), ("--engine ray", ["--engine", "ray"]))
+        for label, extra in runs:
+            with tempfile.TemporaryDirectory() as tmp:
+                out = Path(tmp) / "out.jsonl"
+                cmd = [sys.executable, "-m", "docling_evidence.cli", "chunk", inputs, "-o", str(out), *extra]
+                start = time.perf_counter()
+                proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
+                wall = time.perf_counter() - start
+                ok = proc.returncode == 0
+                results[label] = {
+                    "docs": n,
+                    "wall_s": wall,
+                    "docs_per_s": n / wall if ok else None,
+                    "records": sum(1 for _ in out.open()) if ok and out.exists() else None,
+                    "error": None if ok else proc.stderr.strip().splitlines()[-1:],
+                }
     return results
-
-
-def actor_memory(docs: list[Any]) -> float:
-    """Peak RSS in MiB of this process after chunking ``docs`` (what one chunking worker holds)."""
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
 def run(quick: bool, repeats: int, with_throughput: bool) -> dict[str, Any]:
@@ -328,7 +347,8 @@ def run(quick: bool, repeats: int, with_throughput: bool) -> dict[str, Any]:
         {k: v if not isinstance(v, dict) else round(v["per_input_token"], 3) for k, v in results["tokens"].items()},
         flush=True,
     )
-    results["memory_mib_after_fixtures"] = actor_memory(docs)
+    results["pipeline"] = pipeline_cost()
+    print("pipeline", results["pipeline"], flush=True)
 
     sizes = (1, 8, 64) if quick else (1, 8, 64, 512)
     scale: list[dict[str, Any]] = []
@@ -356,7 +376,7 @@ def run(quick: bool, repeats: int, with_throughput: bool) -> dict[str, Any]:
     results["scale"] = scale
     if with_throughput:
         files = sorted(FIXTURES.rglob("*.json"))
-        results["throughput"] = throughput(files)
+        results["throughput"] = throughput(files, copies=1 if quick else 3)
         print("throughput", results["throughput"], flush=True)
     return results
 
@@ -397,12 +417,35 @@ def markdown(results: dict[str, Any]) -> str:
             f"| {s['family']} | {s['tables']} | {s['evidence']:.3f} | {s['hybrid']:.3f} | {s['ratio']:.2f}x | "
             f"{1000 * s['evidence'] / max(1, s['tables']):.2f} |"
         )
+    pipe = results["pipeline"]
+    lines += [
+        "",
+        f"Per file, one worker (load the DoclingDocument JSON, chunk, build the records; {pipe['docs']} fixtures): "
+        f"{1000 * pipe['cpu_s_per_doc']:.0f} ms CPU per document; "
+        f"peak RSS of the worker {pipe['peak_rss_mib']:.0f} MiB.",
+    ]
+    per_doc = pipe["cpu_s_per_doc"]
+    core_hours = 10_000_000 * per_doc / 3600
+    lines += [
+        "",
+        f"Sizing 10 million documents of this kind (DoclingDocument JSON in, chunk records out) from that cost: "
+        f"{core_hours:,.0f} CPU-hours of chunking, i.e. one Ray actor (1 CPU, about "
+        f"{max(1.0, pipe['peak_rss_mib'] * 1.5 / 1024):.1f} GiB with headroom over the measured peak) per worker "
+        "core:",
+        "",
+        "| actors (1 CPU each) | hours | memory for the actors |",
+        "|---:|---:|---:|",
+    ]
+    for workers in (16, 64, 256):
+        lines.append(
+            f"| {workers} | {core_hours / workers:,.1f} | {workers * pipe['peak_rss_mib'] * 1.5 / 1024:,.0f} GiB |"
+        )
     if "throughput" in results:
-        lines += ["", "Throughput of `docling-evidence chunk` on the fixtures (DoclingDocument JSON, wall clock):", ""]
-        lines += ["| engine | docs/s | wall s | records |", "|---|---:|---:|---:|"]
+        lines += ["", "Throughput of `docling-evidence chunk` on the fixtures (wall clock, start-up included):", ""]
+        lines += ["| engine | documents | docs/s | wall s | records |", "|---|---:|---:|---:|---:|"]
         for label, r in results["throughput"].items():
             rate = f"{r['docs_per_s']:.2f}" if r["docs_per_s"] else f"failed: {r['error']}"
-            lines.append(f"| {label} | {rate} | {r['wall_s']:.1f} | {r['records']} |")
+            lines.append(f"| `{label}` | {r['docs']} | {rate} | {r['wall_s']:.1f} | {r['records']} |")
     return "\n".join(lines)
 
 
