@@ -1,8 +1,11 @@
 """The ``docling-evidence`` command line: ``chunk``, ``inspect``, ``example`` and (when installed) ``bench``.
 
-Exit codes: 0 every file processed, 1 some files failed (each reported on one line; the others still processed),
-2 usage error (bad option value, unwritable output). Output files are written atomically (temp file + rename).
-Everything but the chunk output itself (progress, errors, summary) goes to stderr.
+Exit codes: 0 every file processed; 1 some files failed (each reported on one line, the others still processed);
+2 usage error, nothing processed (bad option value, output that may not be written, e.g. onto an input);
+130 / 143 stopped by SIGINT / SIGTERM (workers ended, temp files removed, previous output untouched).
+Output files are written by :mod:`docling_evidence.safe_write` (atomic, never over an input, symlinks written
+through, ``-`` is stdout). Everything but the chunk output itself (progress, warnings, errors, summary) goes to
+stderr, and every warning names its file. Inputs are checked before the tokenizer loads.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
@@ -24,7 +28,19 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from docling_evidence.safe_write import DiscardOutput, OutputError, open_output, output_problem, write_text
+from docling_evidence.cli_common import (
+    STOP_EXIT_CODES,
+    Stopped,
+    collect_warnings,
+    error,
+    stderr,
+    stop_on_signals,
+    usage_error,
+    warning,
+    with_default,
+    worker_signals,
+)
+from docling_evidence.safe_write import STDOUT, DiscardOutput, OutputError, open_output, output_problem, write_text
 
 app = typer.Typer(
     name="docling-evidence",
@@ -43,6 +59,8 @@ if _bench_app is not None:
     # `docling-evidence bench sweep run|report`: the chunk size and overlap study
     _bench_app.add_typer(_sweep_app, name="sweep")
     app.add_typer(_bench_app, name="bench")
+
+BUG_REPORT_HINT = "this is a bug in docling-evidence: please report it with the file"
 
 
 class OutputFormat(str, Enum):
@@ -66,16 +84,6 @@ class TableFormat(str, Enum):
     markdown = "markdown"
     html = "html"
     triplets = "triplets"
-
-
-def _stderr() -> Console:
-    # Created per call so that a swapped sys.stderr (tests, redirection) is honoured.
-    return Console(stderr=True, highlight=False, soft_wrap=True)
-
-
-def _usage_error(message: str) -> typer.Exit:
-    _stderr().print(f"[bold red]error:[/] {escape(message)}")
-    return typer.Exit(2)
 
 
 @dataclass(frozen=True)
@@ -107,32 +115,43 @@ def _chunker_for(settings: ChunkSettings) -> Any:
 
 @dataclass
 class FileOutcome:
-    """What processing one input file produced: its chunk records, or the one-line error."""
+    """What processing one input file produced: its chunk records or the one-line error, and its warnings."""
 
     path: str
     records: list[dict[str, Any]] = field(default_factory=list)
     error: str | None = None
+    warnings: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
 
+def internal_error(path: str | Path, exc: BaseException) -> str:
+    """The one-line message for an exception that is our bug, not the input's fault (distinct from InputError's)."""
+    message = " ".join(str(exc).split())[:200]
+    return f"{path}: internal error: {type(exc).__name__}: {message} ({BUG_REPORT_HINT})"
+
+
 def process_file(path: str, settings: ChunkSettings) -> FileOutcome:
-    """Convert and chunk one file into chunk records; never raises (errors become ``FileOutcome.error``)."""
+    """Convert and chunk one file into chunk records; never raises (errors become ``FileOutcome.error``).
+
+    An :class:`~docling_evidence.convert.InputError` (the file is unreadable, or docling-core's own validation
+    rejects it) and an unexpected exception (our bug) give different messages. Warnings raised meanwhile are
+    returned, not printed, so the caller can name the file.
+    """
     from docling_evidence.convert import InputError, chunk_path, chunk_record
 
     start = time.perf_counter()
-    try:
-        chunker = _chunker_for(settings)
-        records = [chunk_record(c, chunker, path) for c in chunk_path(path, chunker)]
-    except InputError as exc:
-        return FileOutcome(path, error=str(exc), seconds=time.perf_counter() - start)
-    except Exception as exc:  # a bug or an unforeseen Docling failure: report it, keep the batch going
-        message = " ".join(str(exc).split())[:200]
-        return FileOutcome(
-            path,
-            error=f"{path}: chunking failed: {type(exc).__name__}: {message} (please report this as a bug)",
-            seconds=time.perf_counter() - start,
-        )
-    return FileOutcome(path, records=records, seconds=time.perf_counter() - start)
+    outcome = FileOutcome(path)
+    with collect_warnings() as caught:
+        try:
+            chunker = _chunker_for(settings)
+            outcome.records = [chunk_record(c, chunker, path) for c in chunk_path(path, chunker)]
+        except InputError as exc:
+            outcome.error = str(exc)
+        except Exception as exc:  # a bug or an unforeseen Docling failure: report it, keep the batch going
+            outcome.error = internal_error(path, exc)
+    outcome.warnings = caught
+    outcome.seconds = time.perf_counter() - start
+    return outcome
 
 
 def _quiet_environment() -> None:
@@ -145,58 +164,102 @@ def _quiet_environment() -> None:
         logging.getLogger(name).setLevel(logging.ERROR)
 
 
-def _outcomes(files: list[Path], settings: ChunkSettings, jobs: int) -> Iterator[FileOutcome]:
-    """Process ``files``, yielding outcomes in input order; with ``jobs > 1`` in a process pool.
+def _worker_init() -> None:
+    worker_signals()
+    _quiet_environment()
+
+
+@contextlib.contextmanager
+def _outcomes(files: list[Path], settings: ChunkSettings, jobs: int) -> Iterator[Iterator[FileOutcome]]:
+    """Yield an iterator of the outcomes of ``files`` in input order; with ``jobs > 1`` from a process pool.
 
     The pool's workers start here, before any progress-bar thread exists: on Linux they are forked and inherit the
-    already loaded chunker (no second tokenizer load); elsewhere they are spawned.
+    already loaded chunker (no second tokenizer load); elsewhere they are spawned. If the block is left by an
+    exception (SIGINT/SIGTERM turned into :class:`Stopped`, a write error), pending files are cancelled and the
+    workers are ended at once instead of finishing the batch.
     """
     if jobs <= 1 or len(files) <= 1:
-        return (process_file(str(path), settings) for path in files)
+        yield (process_file(str(path), settings) for path in files)
+        return
     import multiprocessing
 
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() and sys.platform == "linux" else "spawn"
     pool = ProcessPoolExecutor(
         max_workers=min(jobs, len(files)),
         mp_context=multiprocessing.get_context(method),
-        initializer=_quiet_environment,
+        initializer=_worker_init,
     )
-    futures: list[Future[FileOutcome]] = [pool.submit(process_file, str(p), settings) for p in files]
-    return _collect(pool, files, futures)
+    try:
+        futures = [pool.submit(process_file, str(p), settings) for p in files]
+        yield _results(files, futures)
+    except BaseException:
+        _end_pool(pool)
+        raise
+    pool.shutdown(wait=True)
 
 
 def _check_ray() -> None:
     import importlib.util
 
     if importlib.util.find_spec("ray") is None:
-        raise _usage_error("--engine ray needs Ray: pip install 'docling-evidence[ray]'")
+        raise usage_error("--engine ray needs Ray: pip install 'docling-evidence[ray]'")
 
 
-def _ray_outcomes(files: list[Path], settings: ChunkSettings, address: str | None) -> Iterator[FileOutcome]:
-    """Process ``files`` on Ray actors (``docling_evidence.ray``), yielding outcomes in input order."""
+@contextlib.contextmanager
+def _ray_outcomes(files: list[Path], settings: ChunkSettings, address: str | None) -> Iterator[Iterator[FileOutcome]]:
+    """The outcomes of ``files`` processed on Ray actors (``docling_evidence.ray``), in input order."""
     from docling_evidence.ray import chunk_files
 
     options = {k: v for k, v in vars(settings).items() if v is not None}
-    for path, records, error in chunk_files(files, address=address, **options):
-        yield FileOutcome(path, records=records, error=error)
+    yield (
+        FileOutcome(path, records=records, error=error, warnings=warnings)
+        for path, records, error, warnings in chunk_files(files, address=address, **options)
+    )
 
 
-def _collect(pool: ProcessPoolExecutor, files: list[Path], futures: list[Future[FileOutcome]]) -> Iterator[FileOutcome]:
-    with pool:
-        for path, future in zip(files, futures, strict=True):
-            try:
-                yield future.result()
-            except Exception as exc:  # a worker died (out of memory, killed): report the file, go on
-                yield FileOutcome(str(path), error=f"{path}: worker process failed: {type(exc).__name__}: {exc}")
+def _results(files: list[Path], futures: list[Future[FileOutcome]]) -> Iterator[FileOutcome]:
+    for path, future in zip(files, futures, strict=True):
+        try:
+            yield _wait(future)
+        except Exception as exc:  # a worker died (out of memory, killed): report the file, go on
+            yield FileOutcome(str(path), error=f"{path}: worker process failed: {type(exc).__name__}: {exc}")
+
+
+def _wait(future: Future[FileOutcome]) -> FileOutcome:
+    """``future.result()`` in short waits: the OS may deliver SIGINT/SIGTERM to one of the pool's helper threads,
+    and Python runs the handler only when the main thread next runs, so a wait without timeout would hold a stop
+    request until the file finished."""
+    while True:
+        try:
+            return future.result(timeout=0.2)
+        except FutureTimeout:
+            continue
+
+
+def _end_pool(pool: ProcessPoolExecutor) -> None:
+    """Cancel what has not started and end the workers now (SIGTERM, then SIGKILL after a second)."""
+    processes = list((getattr(pool, "_processes", None) or {}).values())  # shutdown() forgets them
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        with contextlib.suppress(Exception):
+            process.terminate()
+    deadline = time.monotonic() + 1.0
+    for process in processes:
+        with contextlib.suppress(Exception):
+            process.join(max(0.0, deadline - time.monotonic()))
+            if process.is_alive():
+                process.kill()
+                process.join(0.5)
 
 
 class _Writer:
-    """Streams chunk records to a text stream as JSONL, a JSON array or Markdown."""
+    """Streams chunk records to a text stream as JSONL, a JSON array or the Markdown listing."""
 
-    def __init__(self, stream: TextIO, fmt: OutputFormat, max_tokens: int | None) -> None:
+    def __init__(self, stream: TextIO, fmt: OutputFormat, max_tokens: int | None, full: bool) -> None:
         self.stream = stream
         self.fmt = fmt
         self.max_tokens = max_tokens
+        self.full = full
         self.count = 0
 
     def begin(self) -> None:
@@ -205,7 +268,9 @@ class _Writer:
 
     def write_file(self, outcome: FileOutcome) -> None:
         if self.fmt is OutputFormat.md:
-            self.stream.write(markdown_listing(outcome.path, outcome.records, self.max_tokens))
+            from docling_evidence.listing import markdown_listing
+
+            self.stream.write(markdown_listing(outcome.path, outcome.records, self.max_tokens, full=self.full))
             self.count += len(outcome.records)
             return
         for record in outcome.records:
@@ -221,67 +286,21 @@ class _Writer:
             self.stream.write("\n]\n")
 
 
-def _members_summary(record: dict[str, Any]) -> str:
-    counts: dict[str, int] = {}
-    for role in record["meta"]["roles"].values():
-        counts[role] = counts.get(role, 0) + 1
-    order = ["caption", "context", "table", "footnote", "text"]
-    return ", ".join(f"{r} ×{counts[r]}" if counts[r] > 1 else r for r in order if r in counts)
+def _check_settings(settings: ChunkSettings) -> Any:
+    """Build the chunker once up front so a bad setting is one usage error, not one failure per file.
 
-
-def _rows_text(rows: list[int] | None) -> str:
-    if not rows:
-        return ""
-    first, end = rows[0] + 1, rows[1]
-    return f" · row {first}" if end <= first else f" · rows {first}–{end}"
-
-
-def _pages(span: list[int]) -> str:
-    if not span:
-        return ""  # HTML, DOCX, Markdown: no pages to show
-    return f" · page {span[0]}" if len(span) == 1 else f" · pages {span[0]}–{span[-1]}"
-
-
-def markdown_listing(source: str, records: list[dict[str, Any]], max_tokens: int | None) -> str:
-    """A human-readable Markdown listing of one file's chunks (used by ``--format md``)."""
-    units = {r["meta"]["unit_id"] for r in records if r["meta"]["kind"] == "table"}
-    limit = f" · limit {max_tokens} tokens" if max_tokens else ""
-    lines = [f"# {Path(source).name}", "", f"{len(records)} chunks · {len(units)} table units{limit}", ""]
-    for i, record in enumerate(records, 1):
-        meta = record["meta"]
-        tokens = f" · {meta['num_tokens']} tokens" if meta.get("num_tokens") is not None else ""
-        if meta["kind"] == "table":
-            part = f" · part {meta['part'] + 1} of {meta['parts']}" if meta["parts"] > 1 else ""
-            rows = _rows_text(meta.get("rows"))
-            title = f"## Chunk {i} · table unit `{meta['unit_id']}`{part}{rows}{_pages(meta['page_span'])}{tokens}"
-        else:
-            title = f"## Chunk {i} · text{_pages(meta['page_span'])}{tokens}"
-        lines += ["---", "", title, ""]
-        if meta["kind"] == "table":
-            caption = meta.get("caption")
-            how = f" _(found by: {meta['caption_source']})_" if meta.get("caption_source") else ""
-            lines.append(f"**Caption:** {caption}{how}" if caption else "**Caption:** _none found_")
-            lines.append(f"**Members:** {_members_summary(record)}")
-            lines.append("")
-        lines += [record["text"].rstrip(), ""]
-    return "\n".join(lines) + "\n"
-
-
-def _validate_common(max_tokens: int | None, jobs: int, bbox_threshold: float | None) -> None:
-    if max_tokens is not None and max_tokens <= 0:
-        raise _usage_error(f"--max-tokens must be a positive integer, got {max_tokens} (the default is 256)")
-    if jobs < 1:
-        raise _usage_error(f"--jobs must be at least 1, got {jobs}")
-    if bbox_threshold is not None and bbox_threshold < 0:
-        raise _usage_error(f"--bbox-threshold must be zero or more points, got {bbox_threshold}")
-
-
-def _check_settings(settings: ChunkSettings) -> None:
-    """Build the chunker once up front so a bad --tokenizer is a usage error, not one failure per file."""
+    The settings are validated where they are defined (``make_chunker``, ``EvidenceChunker``); this only turns
+    their ``ValueError`` / ``TypeError`` into the CLI's one-line usage error.
+    """
     try:
-        _chunker_for(settings)
+        return _chunker_for(settings)
     except (ValueError, TypeError) as exc:
-        raise _usage_error(" ".join(str(exc).split())) from None
+        raise usage_error(" ".join(str(exc).split()).split(" For further information")[0]) from None
+
+
+def _report_warnings(path: str, messages: list[str]) -> None:
+    for message in messages:
+        warning(f"{path}: {message}")
 
 
 InputsArg = Annotated[
@@ -293,33 +312,75 @@ InputsArg = Annotated[
     ),
 ]
 MaxTokensOpt = Annotated[
-    int | None, typer.Option("--max-tokens", help="Token limit per chunk [default: 256, the tokenizer's limit].")
+    int | None,
+    typer.Option(
+        "--max-tokens",
+        help=with_default("Token limit per chunk.", "256, the bundled tokenizer's limit"),
+        min=1,
+        show_default=False,
+    ),
 ]
 TokenizerOpt = Annotated[
     str | None,
     typer.Option(
-        "--tokenizer", help="Hugging Face tokenizer folder (or cached model name); default: bundled all-MiniLM-L6-v2."
+        "--tokenizer",
+        help=with_default(
+            "Hugging Face tokenizer folder (or a model name in the local cache).", "bundled all-MiniLM-L6-v2"
+        ),
+        show_default=False,
     ),
 ]
 BboxOpt = Annotated[
     float | None,
-    typer.Option("--bbox-threshold", help="Max distance in points from a table for layout-based context paragraphs."),
+    typer.Option(
+        "--bbox-threshold",
+        help=with_default("Max vertical distance in points from a table for layout-based context paragraphs.", "300"),
+        min=0.0,
+        show_default=False,
+    ),
 ]
 TableFormatOpt = Annotated[
-    TableFormat | None, typer.Option("--table-format", help="Table rendering in chunk text [default: markdown].")
+    TableFormat | None,
+    typer.Option(
+        "--table-format", help=with_default("Table rendering in the chunk text.", "markdown"), show_default=False
+    ),
 ]
+
+
+def _settings(
+    max_tokens: int | None, tokenizer: str | None, bbox_threshold: float | None, table_format: TableFormat | None
+) -> ChunkSettings:
+    return ChunkSettings(max_tokens, tokenizer, bbox_threshold, table_format.value if table_format else None)
 
 
 @app.command()
 def chunk(
     inputs: InputsArg,
-    output: Annotated[Path | None, typer.Option("--output", "-o", help="Output file [default: stdout].")] = None,
+    output: Annotated[
+        str | None,
+        typer.Option(
+            "--output",
+            "-o",
+            help=with_default(
+                "Output file ('-' for stdout); written atomically, never over an input, through a symlink.", "stdout"
+            ),
+            show_default=False,
+        ),
+    ] = None,
     fmt: Annotated[OutputFormat, typer.Option("--format", "-f", help="Output format.")] = OutputFormat.jsonl,
+    show_all: Annotated[
+        bool,
+        typer.Option(
+            "--all",
+            help=with_default("With --format md: list every piece of every table unit.", "the first piece of each"),
+            show_default=False,
+        ),
+    ] = False,
     max_tokens: MaxTokensOpt = None,
     tokenizer: TokenizerOpt = None,
     bbox_threshold: BboxOpt = None,
     table_format: TableFormatOpt = None,
-    jobs: Annotated[int, typer.Option("--jobs", "-j", help="Parallel worker processes (convert + chunk).")] = 1,
+    jobs: Annotated[int, typer.Option("--jobs", "-j", help="Parallel worker processes (convert + chunk).", min=1)] = 1,
     engine: Annotated[
         Engine, typer.Option("--engine", help="local: this machine (--jobs); ray: Ray actors (the 'ray' extra).")
     ] = Engine.local,
@@ -328,40 +389,73 @@ def chunk(
     ] = None,
 ) -> None:
     """Convert (if needed) and chunk documents; write one record per chunk (text, meta, full chunk)."""
+    with stop_on_signals():
+        _chunk(
+            inputs,
+            None if output in (None, STDOUT) else Path(output),
+            fmt,
+            show_all,
+            jobs,
+            _settings(max_tokens, tokenizer, bbox_threshold, table_format),
+            engine,
+            address,
+        )
+
+
+def _chunk(
+    inputs: list[Path],
+    output: Path | None,
+    fmt: OutputFormat,
+    show_all: bool,
+    jobs: int,
+    settings: ChunkSettings,
+    engine: Engine = Engine.local,
+    address: str | None = None,
+) -> None:
     from docling_evidence.convert import expand_inputs, max_tokens_of
 
-    err = _stderr()
-    _validate_common(max_tokens, jobs, bbox_threshold)
+    err = stderr()
     if engine is Engine.ray:
         _check_ray()
     elif address is not None:
-        raise _usage_error("--address needs --engine ray")
-    expanded = expand_inputs(inputs)
+        raise usage_error("--address needs --engine ray")
+    expanded = expand_inputs(inputs)  # inputs first: a missing file is reported before the tokenizer loads
     if output is not None and (problem := output_problem(output, inputs=expanded.files)):
-        raise _usage_error(problem)
-    settings = ChunkSettings(max_tokens, tokenizer, bbox_threshold, table_format.value if table_format else None)
-    _check_settings(settings)
-    limit = max_tokens_of(_chunker_for(settings))
-
+        raise usage_error(problem)
     for problem in expanded.errors:
-        err.print(f"[bold red]error:[/] {escape(str(problem))}")
+        error(str(problem))
     failed = len(expanded.errors)
     files = expanded.files
-    start = time.perf_counter()
     n_ok = n_chunks = n_table = 0
+    start = time.perf_counter()  # reset once the tokenizer is loaded: the summary's rate is about the files
+
+    def summary() -> str:
+        elapsed = time.perf_counter() - start
+        rate = f", {n_ok / elapsed:.2f} docs/s" if n_ok and elapsed > 0 else ""
+        target = f" → {output}" if output is not None and n_ok else ""
+        return (
+            f"{n_ok} file(s) chunked into {n_chunks} chunks ({n_table} table pieces) in {elapsed:.1f} s{rate}{target}"
+        )
+
+    if not files:
+        err.print(f"[yellow]{escape(summary())}; {failed} input(s) failed[/]")
+        raise typer.Exit(1)
+    limit = max_tokens_of(_check_settings(settings))
+    start = time.perf_counter()
 
     def run(stream: TextIO) -> None:
         nonlocal failed, n_ok, n_chunks, n_table
-        writer = _Writer(stream, fmt, limit)
+        writer = _Writer(stream, fmt, limit, show_all)
         writer.begin()
-        outcomes = (
+        engine_outcomes = (
             _outcomes(files, settings, jobs) if engine is Engine.local else _ray_outcomes(files, settings, address)
         )
-        with _progress(err, len(files)) as advance:
+        with engine_outcomes as outcomes, _progress(err, len(files)) as advance:
             for outcome in outcomes:
+                _report_warnings(outcome.path, outcome.warnings)
                 if outcome.error:
                     failed += 1
-                    err.print(f"[bold red]error:[/] {escape(outcome.error)}")
+                    error(outcome.error)
                 else:
                     n_ok += 1
                     n_chunks += len(outcome.records)
@@ -370,27 +464,28 @@ def chunk(
                 advance(Path(outcome.path).name)
         writer.end()
 
-    if output is None:
-        run(sys.stdout)
-        sys.stdout.flush()
-    elif files:
-        try:
+    try:
+        if output is None:
+            run(sys.stdout)
+            sys.stdout.flush()
+        else:
             with open_output(output, inputs=files) as stream:
                 run(stream)
                 if not n_ok:
                     raise DiscardOutput  # every file failed: leave any previous output untouched
-        except OutputError as exc:
-            raise _usage_error(str(exc)) from None
-        except OSError as exc:
-            raise _usage_error(f"cannot write {output}: {exc.strerror or exc} (choose a writable location)") from None
-    elapsed = time.perf_counter() - start
-    rate = f", {n_ok / elapsed:.2f} docs/s" if n_ok and elapsed > 0 else ""
-    target = f" → {output}" if output is not None and n_ok else ""
-    summary = f"{n_ok} file(s) chunked into {n_chunks} chunks ({n_table} table pieces) in {elapsed:.1f} s{rate}{target}"
+    except Stopped as stop:
+        done = n_ok + failed - len(expanded.errors)
+        where = f"nothing written, {output} untouched" if output is not None else "their chunks went to stdout"
+        err.print(f"[yellow]stopped by {stop.name}: {done} of {len(files)} file(s) done; {escape(where)}[/]")
+        raise typer.Exit(stop.exit_code) from None
+    except OutputError as exc:
+        raise usage_error(str(exc)) from None
+    except OSError as exc:
+        raise usage_error(f"cannot write {output or 'stdout'}: {exc.strerror or exc}") from None
     if failed:
-        err.print(f"[yellow]{escape(summary)}; {failed} input(s) failed[/]")
+        err.print(f"[yellow]{escape(summary())}; {failed} input(s) failed[/]")
         raise typer.Exit(1)
-    err.print(f"[green]{escape(summary)}[/]")
+    err.print(f"[green]{escape(summary())}[/]")
 
 
 @contextlib.contextmanager
@@ -414,6 +509,31 @@ def _progress(console: Console, total: int) -> Iterator[Callable[[str], None]]:
         yield lambda name: progress.update(task, advance=1, description=escape(name))
 
 
+def report_names(files: list[Path]) -> list[str]:
+    """A distinct report file name for every input: ``<stem>.inspect.html``, made longer only where names collide.
+
+    Inputs sharing a stem (``a/doc.json``, ``a/doc.html``) keep their extension (``doc.json.inspect.html``); inputs
+    sharing a file name (``a/doc.json``, ``b/doc.json``) take their parent folders (``a_doc.json.inspect.html``),
+    as many as it takes. Compared case-insensitively, for case-insensitive file systems.
+    """
+
+    def name(path: Path, level: int) -> str:
+        if level == 0:
+            return path.stem
+        parents = [p for p in path.resolve().parent.parts if p not in ("/", "\\")]
+        return "_".join([*parents[len(parents) - (level - 1) :], path.name] if level > 1 else [path.name])
+
+    levels = [0] * len(files)
+    max_level = 2 + max((len(p.resolve().parts) for p in files), default=0)
+    for _ in range(max_level):
+        names = [name(p, lv).lower() for p, lv in zip(files, levels, strict=True)]
+        clashes = {n for n in names if names.count(n) > 1}
+        if not clashes:
+            break
+        levels = [lv + 1 if n in clashes else lv for n, lv in zip(names, levels, strict=True)]
+    return [f"{name(p, lv)}.inspect.html" for p, lv in zip(files, levels, strict=True)]
+
+
 @app.command()
 def inspect(
     inputs: InputsArg,
@@ -422,8 +542,11 @@ def inspect(
         typer.Option(
             "--output",
             "-o",
-            help="Report file for one input; for several inputs a folder receiving <name>.inspect.html each "
-            "[default: <name>.inspect.html in the current folder].",
+            help=with_default(
+                "Report file for one input; for several inputs a folder receiving one report per input.",
+                "<name>.inspect.html in the current folder",
+            ),
+            show_default=False,
         ),
     ] = None,
     max_tokens: MaxTokensOpt = None,
@@ -432,45 +555,70 @@ def inspect(
     table_format: TableFormatOpt = None,
 ) -> None:
     """Write a self-contained HTML report per document: every chunk, its members and their boxes on the pages."""
-    from docling_evidence.convert import InputError, chunk_document, convert_path, expand_inputs
-    from docling_evidence.inspect_report import render_report
+    with stop_on_signals():
+        _inspect(inputs, output, _settings(max_tokens, tokenizer, bbox_threshold, table_format))
 
-    err = _stderr()
-    _validate_common(max_tokens, 1, bbox_threshold)
+
+def _inspect(inputs: list[Path], output: Path | None, settings: ChunkSettings) -> None:
+    from docling_evidence.convert import InputError, chunk_document, convert_path, expand_inputs
+
+    err = stderr()
     expanded = expand_inputs(inputs)
     files = expanded.files
     several = len(files) > 1 or len(inputs) > 1 or any(p.is_dir() for p in inputs)
     if several:
         folder = output or Path.cwd()
         if folder.exists() and not folder.is_dir():
-            raise _usage_error(f"cannot write reports to {folder}: several inputs need -o to be a folder")
-        folder.mkdir(parents=True, exist_ok=True)
-        targets = [folder / f"{p.stem}.inspect.html" for p in files]
-        probe = folder / "report.inspect.html"
+            raise usage_error(f"cannot write reports to {folder}: several inputs need -o to be a folder")
+        targets = [folder / name for name in report_names(files)]
     else:
-        targets = [output or Path.cwd() / f"{p.stem}.inspect.html" for p in files]
-        probe = targets[0] if targets else None
-    if probe is not None and (problem := output_problem(probe, inputs=files)):
-        raise _usage_error(problem)
-    settings = ChunkSettings(max_tokens, tokenizer, bbox_threshold, table_format.value if table_format else None)
-    _check_settings(settings)
-    chunker = _chunker_for(settings)
-
-    failed = len(expanded.errors)
+        targets = [output or Path.cwd() / report_names(files)[0] for _ in files]
+    for target in targets:
+        if problem := output_problem(target, inputs=files, parents=several):
+            raise usage_error(problem)
     for problem in expanded.errors:
-        err.print(f"[bold red]error:[/] {escape(str(problem))}")
-    for path, target in zip(files, targets, strict=True):
-        try:
-            doc = convert_path(path)
-            chunks = chunk_document(doc, chunker)
-            page = render_report(doc, chunks, chunker, source=path.name)
-        except InputError as exc:
-            failed += 1
-            err.print(f"[bold red]error:[/] {escape(str(exc))}")
-            continue
-        write_text(target, page, inputs=files)
-        err.print(f"[green]{escape(str(path))}: {len(chunks)} chunks → {escape(str(target))}[/]")
+        error(str(problem))
+    failed = len(expanded.errors)
+    if not files:
+        raise typer.Exit(1)
+    chunker = _check_settings(settings)
+    if several:
+        targets[0].parent.mkdir(parents=True, exist_ok=True)
+
+    from docling_evidence.inspect_report import render_report
+
+    done = written = 0
+    try:
+        for path, target in zip(files, targets, strict=True):
+            with collect_warnings() as caught:
+                try:
+                    doc = convert_path(path)
+                    chunks = chunk_document(doc, chunker)
+                    page = render_report(doc, chunks, chunker, source=path.name)
+                except InputError as exc:
+                    message = str(exc)
+                except Exception as exc:  # our bug: say so, keep going with the other files
+                    message = internal_error(path, exc)
+                else:
+                    message = None
+            _report_warnings(str(path), caught)
+            done += 1
+            if message is not None:
+                failed += 1
+                error(message)
+                continue
+            write_text(target, page, inputs=files)
+            written += 1
+            err.print(f"[green]{escape(str(path))}: {len(chunks)} chunks → {escape(str(target))}[/]")
+    except Stopped as stop:
+        err.print(f"[yellow]stopped by {stop.name}: {done} of {len(files)} file(s) done[/]")
+        raise typer.Exit(stop.exit_code) from None
+    except OutputError as exc:
+        raise usage_error(str(exc)) from None
+    except OSError as exc:
+        raise usage_error(f"cannot write {exc.filename or 'report'}: {exc.strerror or exc}") from None
     if failed:
+        err.print(f"[yellow]{written} report(s) written; {failed} input(s) failed[/]")
         raise typer.Exit(1)
 
 
@@ -481,14 +629,24 @@ def example(
     """Print the path of the bundled example report, e.g. `docling-evidence chunk "$(docling-evidence example)"`."""
     path = Path(__file__).parent / "examples" / f"annual_report.{fmt}"
     if not path.is_file():
-        raise _usage_error(f"no bundled example in format {fmt!r} (use html or docx)")
+        raise usage_error(f"no bundled example in format {fmt!r} (use html or docx)")
     typer.echo(str(path))
 
 
 def main() -> None:
     """Entry point of the ``docling-evidence`` console script."""
     _quiet_environment()
-    app()
+    try:
+        app()
+    except SystemExit as exc:
+        if exc.code in STOP_EXIT_CODES:
+            # Stopped by a signal, with temp files removed and workers ended: leave now. A normal interpreter exit
+            # first garbage-collects the loaded tokenizer and Docling modules, which takes seconds on a busy machine.
+            for stream in (sys.stdout, sys.stderr):
+                with contextlib.suppress(Exception):
+                    stream.flush()
+            os._exit(exc.code)
+        raise
 
 
 if __name__ == "__main__":

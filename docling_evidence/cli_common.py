@@ -6,7 +6,13 @@ Exit codes of every command: 0 done, 1 some inputs failed (each reported on its 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import contextlib
+import logging
+import signal
+import threading
+import warnings
+from collections.abc import Iterator, Sequence
+from types import FrameType
 
 import typer
 from rich.console import Console
@@ -20,6 +26,13 @@ EXIT_USAGE = 2
 def stderr() -> Console:
     """A console on stderr; created per call so that a swapped ``sys.stderr`` (tests, redirection) is honoured."""
     return Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def with_default(help_text: str, default: str) -> str:
+    """Option help ending in ``[default: …]`` for a default typer cannot show itself (a ``None`` that means
+    "the chunker's default"). The bracket is escaped: rich markup would otherwise swallow it as a tag.
+    Use with ``show_default=False``."""
+    return f"{help_text} \\[default: {default}]"
 
 
 def error(message: str) -> None:
@@ -36,6 +49,100 @@ def usage_error(message: str) -> typer.Exit:
     """Print ``error: message`` and return the exit (code 2) to raise: ``raise usage_error("...")``."""
     error(message)
     return typer.Exit(EXIT_USAGE)
+
+
+class Stopped(BaseException):
+    """Raised in the main thread by SIGINT or SIGTERM inside :func:`stop_on_signals` (a BaseException, like
+    ``KeyboardInterrupt``, so that ``except Exception`` blocks do not swallow it and ``finally`` blocks clean up)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+    @property
+    def name(self) -> str:
+        """``SIGINT`` or ``SIGTERM``."""
+        return signal.Signals(self.signum).name
+
+    @property
+    def exit_code(self) -> int:
+        """128 + the signal number, as a shell reports a process ended by it: 130 for SIGINT, 143 for SIGTERM."""
+        return 128 + self.signum
+
+
+STOP_SIGNALS: tuple[signal.Signals, ...] = (signal.SIGINT, signal.SIGTERM)
+"""The signals that stop a command cleanly (temp files removed, previous output untouched)."""
+
+STOP_EXIT_CODES: frozenset[int] = frozenset(128 + s for s in STOP_SIGNALS)
+"""130 and 143: the exit codes of a command stopped by SIGINT or SIGTERM."""
+
+
+def _raise_stopped(signum: int, _frame: FrameType | None) -> None:
+    for sig in STOP_SIGNALS:  # one request is enough: a second one must not interrupt the cleanup
+        signal.signal(sig, signal.SIG_IGN)
+    raise Stopped(signum)
+
+
+@contextlib.contextmanager
+def stop_on_signals() -> Iterator[None]:
+    """Turn SIGINT and SIGTERM into :class:`Stopped` in the main thread for the duration of the block.
+
+    Outside the main thread (where Python cannot install handlers) this does nothing. The previous handlers are
+    restored on exit.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {sig: signal.signal(sig, _raise_stopped) for sig in STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def worker_signals() -> None:
+    """In a worker process: ignore SIGINT (the parent decides and ends the workers), die on SIGTERM."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+class _Collect(logging.Handler):
+    def __init__(self, sink: list[str]) -> None:
+        super().__init__(logging.WARNING)
+        self.sink = sink
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.sink.append(record.getMessage())
+
+
+@contextlib.contextmanager
+def collect_warnings(loggers: Sequence[str] = ("docling_evidence", "docling_core", "docling")) -> Iterator[list[str]]:
+    """Collect, instead of printing, the warnings raised in the block: ``warnings.warn`` (docling-core's
+    UserWarnings) and WARNING-or-above records of ``loggers``. Yields the list of one-line messages (in order, each
+    once), filled when the block ends; the caller prints them with the file they are about.
+    """
+    messages: list[str] = []
+    handler = _Collect(messages)
+    saved = []
+    for name in loggers:
+        logger = logging.getLogger(name)
+        saved.append((logger, logger.propagate))
+        logger.addHandler(handler)
+        logger.propagate = False
+    result: list[str] = []
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            warnings.filterwarnings("ignore", category=DeprecationWarning)
+            warnings.filterwarnings("ignore", category=PendingDeprecationWarning)
+            yield result
+    finally:
+        for logger, propagate in saved:
+            logger.removeHandler(handler)
+            logger.propagate = propagate
+        messages.extend(str(w.message) for w in caught)
+        result.extend(dict.fromkeys(" ".join(m.split()) for m in messages if m.strip()))
 
 
 def run_app(app: typer.Typer, argv: Sequence[str] | None = None, prog_name: str | None = None) -> int:

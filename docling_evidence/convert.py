@@ -165,6 +165,50 @@ def load_docling_json(path: str | Path) -> DoclingDocument:
         raise InputError(
             path, f"invalid DoclingDocument ({exc.error_count()} errors, first at {where!r})", fix
         ) from None
+    except Exception as exc:  # docling-core's own validators raise IndexError/KeyError on broken references
+        dangling = dangling_reference(data)
+        detail = (
+            f"{dangling[0]} refers to {dangling[1]}, which does not exist"
+            if dangling
+            else f"{type(exc).__name__}: {' '.join(str(exc).split())[:160]}"
+        )
+        raise InputError(
+            path, f"invalid DoclingDocument, rejected by docling-core's validation: {detail}", fix
+        ) from None
+
+
+_ITEM_LISTS = ("texts", "tables", "pictures", "groups", "key_value_items", "form_items", "field_regions", "field_items")
+
+
+def dangling_reference(data: dict[str, Any]) -> tuple[str, str] | None:
+    """The first ``(owner, ref)`` in a DoclingDocument's JSON whose ``$ref`` points to no item, or None.
+
+    Checks the tree (``body``, ``furniture``, ``groups`` and every item's ``children`` / ``parent``) and the items'
+    ``captions``, ``footnotes`` and ``references``; this is what makes docling-core's validation fail with a bare
+    ``IndexError``, so the message can say which reference is broken.
+    """
+    existing = {"#/body", "#/furniture"}
+    for key in _ITEM_LISTS:
+        existing.update(f"#/{key}/{i}" for i in range(len(data.get(key) or [])))
+    owners: list[tuple[str, Any]] = [("#/body", data.get("body")), ("#/furniture", data.get("furniture"))]
+    for key in _ITEM_LISTS:
+        owners += [(f"#/{key}/{i}", item) for i, item in enumerate(data.get(key) or [])]
+    for owner, item in owners:
+        if not isinstance(item, dict):
+            continue
+        refs = [item.get("parent"), *(item.get(f) or [] for f in ("children", "captions", "footnotes", "references"))]
+        for ref in _flatten(refs):
+            if isinstance(ref, dict) and isinstance(ref.get("$ref"), str) and ref["$ref"] not in existing:
+                return owner, ref["$ref"]
+    return None
+
+
+def _flatten(values: list[Any]) -> Iterator[Any]:
+    for value in values:
+        if isinstance(value, list):
+            yield from value
+        elif value is not None:
+            yield value
 
 
 @lru_cache(maxsize=1)

@@ -17,10 +17,14 @@ again beside each table chunk. All document text is HTML-escaped.
 from __future__ import annotations
 
 import html
+import math
+import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from docling_evidence.safe_write import write_text
 
 if TYPE_CHECKING:
     from docling_core.transforms.chunker.base import BaseChunker
@@ -126,14 +130,32 @@ def _item_summary(item: Any) -> str:
     return getattr(item, "text", "") or getattr(item, "label", "")
 
 
+def _drawable(doc: DoclingDocument, page_no: int) -> bool:
+    """Whether a page has a finite, positive size (a page without one cannot be drawn to scale)."""
+    page = doc.pages.get(page_no)
+    size = getattr(page, "size", None)
+    return size is not None and all(math.isfinite(v) and v > 0 for v in (size.width, size.height))
+
+
+def non_finite_boxes(doc: DoclingDocument) -> int:
+    """How many provenance boxes of ``doc`` have a NaN or infinite coordinate (they are left out of the drawing)."""
+    return sum(
+        not all(math.isfinite(v) for v in (prov.bbox.l, prov.bbox.t, prov.bbox.r, prov.bbox.b))
+        for item, _ in doc.iterate_items(with_groups=False)
+        for prov in getattr(item, "prov", None) or []
+    )
+
+
 def _boxes(doc: DoclingDocument, members: Iterable[tuple[str, Any]]) -> list[_Box]:
+    """The members' boxes on drawable pages; boxes with a non-finite coordinate are skipped (flagged by the caller)."""
     boxes = []
     for role, item in members:
         for prov in getattr(item, "prov", None) or []:
-            page = doc.pages.get(prov.page_no)
-            if page is None or page.size is None:
+            if not _drawable(doc, prov.page_no):
                 continue
-            bb = prov.bbox.to_top_left_origin(page_height=page.size.height)
+            bb = prov.bbox.to_top_left_origin(page_height=doc.pages[prov.page_no].size.height)
+            if not all(math.isfinite(v) for v in (bb.l, bb.t, bb.r, bb.b)):
+                continue
             boxes.append(_Box(prov.page_no, bb.l, bb.t, bb.r, bb.b, role, _excerpt(_item_summary(item), 120)))
     return boxes
 
@@ -307,12 +329,16 @@ def render_report(
         out.append('<h2>Pages</h2><div class="pages">')
         highlights = [(u.colour, u.tag, unit_boxes[uid]) for uid, u in units.items()]
         for page_no in sorted(doc.pages):
-            if doc.pages[page_no].size is not None:
+            if _drawable(doc, page_no):
                 svg = _page_svg(doc, page_no, page_width, background, highlights)
                 out.append(f'<figure class="page">{svg}<figcaption>page {page_no}</figcaption></figure>')
         out.append("</div>")
     elif doc.pages:
         out.append('<p class="muted">No item carries a bounding box: pages are not drawn.</p>')
+    if layout and (bad := non_finite_boxes(doc)):
+        message = f"{bad} bounding box(es) with a NaN or infinite coordinate are not drawn"
+        warnings.warn(message, UserWarning, stacklevel=2)
+        out.append(f'<p class="muted" id="non-finite">{_esc(message)}.</p>')
     else:
         out.append('<p class="muted">This document has no page layout (e.g. converted from HTML or DOCX).</p>')
 
@@ -375,6 +401,7 @@ def write_report(path: str | Path, output: str | Path, chunker: BaseChunker | No
 
     Raises:
         InputError: when ``path`` cannot be read or converted.
+        OutputError: when ``output`` may not be written (it is ``path``, a folder, in a missing folder).
     """
     from docling_evidence.convert import _default_chunker, chunk_document, convert_path
 
@@ -382,5 +409,4 @@ def write_report(path: str | Path, output: str | Path, chunker: BaseChunker | No
     chunker = chunker or _default_chunker()
     doc = convert_path(path)
     chunks = chunk_document(doc, chunker)
-    output.write_text(render_report(doc, chunks, chunker, source=path.name), encoding="utf-8")
-    return output
+    return write_text(output, render_report(doc, chunks, chunker, source=path.name), inputs=[path])

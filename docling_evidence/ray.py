@@ -64,13 +64,12 @@ class ChunkDocuments:
         _chunker_for(self.settings)  # the chunker (and its tokenizer) once per actor
         self._tmp = tempfile.mkdtemp(prefix="docling-evidence-ray-")
 
-    def process(self, path: str, data: bytes | None = None) -> tuple[list[dict[str, Any]], str | None]:
-        """The CLI records of one file (read from ``path``, or from ``data`` when given) and its error, if any."""
+    def process(self, path: str, data: bytes | None = None) -> Any:
+        """The CLI's ``FileOutcome`` of one file (read from ``path``, or from ``data`` when given)."""
         from docling_evidence.cli import process_file
 
         if data is None:
-            outcome = process_file(path, self.settings)
-            return outcome.records, outcome.error
+            return process_file(path, self.settings)
         local = Path(self._tmp) / Path(path).name
         local.write_bytes(bytes(data))
         try:
@@ -79,20 +78,24 @@ class ChunkDocuments:
             local.unlink(missing_ok=True)
         for record in outcome.records:
             record["meta"]["source"] = path
-        error = outcome.error.replace(str(local), path) if outcome.error else None
-        return outcome.records, error
+        outcome.path = path
+        outcome.error = outcome.error.replace(str(local), path) if outcome.error else None
+        outcome.warnings = [w.replace(str(local), path) for w in outcome.warnings]
+        return outcome
 
     def __call__(self, batch: dict[str, Any]) -> dict[str, list[Any]]:
         """Chunk every file of ``batch`` (columns ``path`` and optionally ``bytes``)."""
         paths = [str(p) for p in batch["path"]]
         data = batch.get("bytes")
         if self.per_file:
-            out: dict[str, list[Any]] = {"source": [], "records": [], "error": []}
+            out: dict[str, list[Any]] = {"source": [], "records": [], "error": [], "warnings": []}
         else:
             out = {name: [] for name in COLUMNS}
         for k, path in enumerate(paths):
+            warnings: list[str] = []
             try:
-                records, error = self.process(path, None if data is None else data[k])
+                outcome = self.process(path, None if data is None else data[k])
+                records, error, warnings = outcome.records, outcome.error, outcome.warnings
             except Exception as exc:  # never fail the job: the file becomes an error row
                 records, error = (
                     [],
@@ -102,6 +105,7 @@ class ChunkDocuments:
                 out["source"].append(path)
                 out["records"].append(json.dumps(records, ensure_ascii=False))
                 out["error"].append(error)
+                out["warnings"].append(json.dumps(warnings, ensure_ascii=False))
             elif error is not None:
                 for name, value in zip(COLUMNS, (path, "", None, None, error), strict=True):
                     out[name].append(value)
@@ -175,8 +179,8 @@ def chunk_files(
     address: str | None = None,
     num_cpus: int | None = None,
     **options: Any,
-) -> Iterator[tuple[str, list[dict[str, Any]], str | None]]:
-    """Chunk ``files`` on Ray; yields ``(path, records, error)`` per file, in input order (the CLI's ``--engine ray``).
+) -> Iterator[tuple[str, list[dict[str, Any]], str | None, list[str]]]:
+    """Chunk ``files`` on Ray; yields ``(path, records, error, warnings)`` per file in input order (``--engine ray``).
 
     Connects to the cluster at ``address`` (``"auto"``, ``"ray://host:10001"``), or starts a local one with
     ``num_cpus`` CPUs (default: all) when ``address`` is None and Ray is not initialised yet.
@@ -203,7 +207,7 @@ def chunk_files(
     dataset = ray.data.from_items([{"path": p} for p in paths])
     rows = chunk_dataset(dataset, per_file=True, concurrency=min(len(paths), _cpus()), **options)
     for row in rows.iter_rows():
-        yield row["source"], json.loads(row["records"]), row["error"]
+        yield row["source"], json.loads(row["records"]), row["error"], json.loads(row["warnings"])
 
 
 def _cpus() -> int:

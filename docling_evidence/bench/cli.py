@@ -216,8 +216,9 @@ def targets(
     for limit, results in by_limit.items():
         write_json_atomic(output / f"limit-{limit}" / "results.json", results)
         write_report(results, output / f"limit-{limit}")
-    path = output / "targets.md"
-    path.write_text(render_targets(by_limit, _command_line()), encoding="utf-8")
+    from docling_evidence.safe_write import write_text
+
+    path = write_text(output / "targets.md", render_targets(by_limit, _command_line()))
     typer.echo(f"wrote {path}")
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -53,4 +54,34 @@ def layout_fixture(shared_dir: Path) -> Path:
     path = shared_dir / "fixtures" / "docling" / "2206.01062.json"
     if not path.is_file():
         pytest.skip(f"{path} is missing")
+    return path
+
+
+def build_doc(rows: int = 6, caption: str = "Table 1: Revenue by region (USD m)") -> Any:
+    """A one-page DoclingDocument with layout: a heading, a paragraph naming the table, a captioned table."""
+    from docling_core.types.doc import DocItemLabel
+
+    from tests.docs_builder import add_table, paged_doc, prov
+
+    doc = paged_doc(1)
+    doc.add_heading("Results", prov=prov(1, 72, 60, 540, 80))
+    doc.add_text(label=DocItemLabel.TEXT, text="Table 1 shows revenue by region.", prov=prov(1, 72, 90, 540, 120))
+    body = [[f"Region {i}", f"{100 + i}.5", f"{90 + i}.0"] for i in range(rows)]
+    add_table(
+        doc,
+        [["Region", "2025", "2024"]],
+        body,
+        caption=caption,
+        provs=[prov(1, 72, 150, 540, min(150 + 12 * (rows + 1), 780))],
+        caption_prov=prov(1, 72, 130, 540, 145),
+    )
+    return doc
+
+
+@pytest.fixture
+def doc_json(tmp_path: Path) -> Path:
+    """A small DoclingDocument JSON with one captioned table, written in the test's temp folder."""
+    path = tmp_path / "inputs" / "report.json"
+    path.parent.mkdir()
+    build_doc().save_as_json(path)
     return path

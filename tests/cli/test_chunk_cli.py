@@ -52,9 +52,16 @@ def test_json_and_md_formats_and_output_file(runner: CliRunner, example_json: Pa
     assert md.stdout == ""
     text = out.read_text(encoding="utf-8")
     assert text.startswith("# annual_report.json")
-    assert text.count("## Chunk ") == len(_records(jsonl.stdout))
     assert "**Caption:** Table 1: Financial highlights" in text
     assert [p.name for p in tmp_path.iterdir()] == ["chunks.md"]  # no temp file left behind
+
+    records = _records(jsonl.stdout)
+    units = {r["meta"]["unit_id"] for r in records if r["meta"]["kind"] == "table"}
+    texts = sum(r["meta"]["kind"] == "text" for r in records)
+    assert text.count("## Chunk ") == texts + len(units)  # one piece per table unit by default
+    full = runner.invoke(app, ["chunk", str(example_json), "-f", "md", "--all"])
+    assert full.exit_code == 0, full.stderr
+    assert full.stdout.count("## Chunk ") == len(records)
 
 
 def test_max_tokens_and_tokenizer_path(runner: CliRunner, example_json: Path) -> None:
@@ -132,3 +139,27 @@ def test_bench_group_is_mounted_when_available(runner: CliRunner) -> None:
     assert result.exit_code == 0
     has_bench = importlib.util.find_spec("docling_evidence.bench.cli") is not None
     assert ("bench" in result.stdout) == has_bench
+
+
+def test_md_listing_leads_with_a_unit_summary(runner: CliRunner, tmp_path: Path) -> None:
+    from tests.cli.conftest import build_doc
+
+    path = tmp_path / "long.json"
+    build_doc(rows=40).save_as_json(path)
+    records = _records(runner.invoke(app, ["chunk", str(path), "--max-tokens", "96"]).stdout)
+    pieces = [r for r in records if r["meta"]["kind"] == "table"]
+    assert len(pieces) > 2 and len({r["meta"]["unit_id"] for r in pieces}) == 1
+
+    result = runner.invoke(app, ["chunk", str(path), "--max-tokens", "96", "-f", "md"])
+    assert result.exit_code == 0, result.stderr
+    text = result.stdout
+    unit_id = pieces[0]["meta"]["unit_id"]
+    summary_row = f"| T1 | `{unit_id}` | Table 1: Revenue by region (USD m) | 1 | {len(pieces)} | page 1 |"
+    assert summary_row in text
+    assert text.index(summary_row) < text.index("## Chunk")  # the summary comes first
+    assert text.count("## Chunk ") == len(records) - len(pieces) + 1
+    assert f"pieces 2–{len(pieces)} of T1 (rows " in text and "`--all` lists them" in text
+
+    full = runner.invoke(app, ["chunk", str(path), "--max-tokens", "96", "-f", "md", "--all"]).stdout
+    assert full.count("## Chunk ") == len(records)
+    assert "not shown" not in full

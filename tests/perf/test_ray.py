@@ -40,11 +40,12 @@ def test_ray_records_identical_to_local_engine(inputs, local_ray, tmp_path) -> N
     local = [process_file(str(p), settings) for p in inputs]
     remote = list(chunk_files(inputs))
     assert [r[0] for r in remote] == [str(p) for p in inputs]
-    for outcome, (_path, records, error) in zip(local, remote, strict=True):
+    for outcome, (_path, records, error, warnings) in zip(local, remote, strict=True):
         assert records == outcome.records
         assert error == outcome.error
+        assert warnings == outcome.warnings
     assert remote[1][1] == [] and "broken.json" in remote[1][2]
-    assert all(records and error is None for _, records, error in (remote[0], remote[2]))
+    assert all(records and error is None for _, records, error, _w in (remote[0], remote[2]))
 
     # read_binary_files rows (bytes + path), one row per chunk; the bad file is one error row
     rows = chunk_dataset(ray.data.read_binary_files([str(p) for p in inputs], include_paths=True), concurrency=1)
@@ -57,3 +58,15 @@ def test_ray_records_identical_to_local_engine(inputs, local_ray, tmp_path) -> N
     errors = [row for row in rows.iter_rows() if row["error"]]
     assert len(errors) == 1 and errors[0]["source"].endswith("broken.json") and errors[0]["text"] == ""
     assert list(iter_records(errors)) == []
+
+
+def test_address_needs_the_ray_engine(tmp_path) -> None:
+    from typer.testing import CliRunner
+
+    from docling_evidence.cli import app
+
+    doc = tmp_path / "d.json"
+    doc.write_text("{}", encoding="utf-8")
+    result = CliRunner().invoke(app, ["chunk", str(doc), "--address", "auto"])
+    assert result.exit_code == 2
+    assert "--address needs --engine ray" in result.output

@@ -1,0 +1,141 @@
+"""The human-readable Markdown listing of ``docling-evidence chunk --format md``.
+
+It leads with a summary of the table units (caption, context paragraphs, pieces, pages), then lists the chunks in
+reading order. By default a unit split into several pieces is shown by its first piece only, with a line saying
+which pieces (rows) are not shown: one long table split into 21 near-identical pieces would otherwise bury the
+point. ``full=True`` (``--all``) lists every chunk. Input: the records of :func:`docling_evidence.convert.chunk_record`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+_ROLE_ORDER = ("caption", "context", "table", "footnote", "text")
+CAPTION_WIDTH = 80
+"""Characters of a caption shown in the summary table (the chunk itself shows it whole)."""
+
+
+@dataclass
+class UnitSummary:
+    """One table unit, gathered over its pieces."""
+
+    unit_id: str
+    caption: str | None
+    caption_source: str | None
+    pieces: list[int] = field(default_factory=list)
+    context_refs: set[str] = field(default_factory=set)
+    pages: set[int] = field(default_factory=set)
+    rows: tuple[int, int] | None = None
+
+
+def table_units(records: list[dict[str, Any]]) -> dict[str, UnitSummary]:
+    """The table units of one file's records, in reading order, keyed by ``unit_id``."""
+    units: dict[str, UnitSummary] = {}
+    for index, record in enumerate(records):
+        meta = record["meta"]
+        if meta["kind"] != "table":
+            continue
+        unit = units.setdefault(
+            meta["unit_id"], UnitSummary(meta["unit_id"], meta.get("caption"), meta.get("caption_source"))
+        )
+        unit.pieces.append(index)
+        unit.context_refs.update(ref for ref, role in meta["roles"].items() if role == "context")
+        unit.pages.update(meta.get("page_span") or [])
+        if meta.get("rows"):
+            first, end = meta["rows"]
+            unit.rows = (min(first, unit.rows[0]), max(end, unit.rows[1])) if unit.rows else (first, end)
+    return units
+
+
+def _members_summary(record: dict[str, Any]) -> str:
+    counts: dict[str, int] = {}
+    for role in record["meta"]["roles"].values():
+        counts[role] = counts.get(role, 0) + 1
+    return ", ".join(f"{r} ×{counts[r]}" if counts[r] > 1 else r for r in _ROLE_ORDER if r in counts)
+
+
+def _rows_text(rows: list[int] | tuple[int, int] | None) -> str:
+    if not rows:
+        return ""
+    first, end = rows[0] + 1, rows[1]
+    return f"row {first}" if end <= first else f"rows {first}–{end}"
+
+
+def _pages(span: list[int] | set[int]) -> str:
+    pages = sorted(span)
+    if not pages:
+        return ""  # HTML, DOCX, Markdown: no pages to show
+    return f"page {pages[0]}" if len(pages) == 1 else f"pages {pages[0]}–{pages[-1]}"
+
+
+def _cell(text: str | None, width: int = CAPTION_WIDTH) -> str:
+    if not text:
+        return "_none found_"
+    text = " ".join(text.split()).replace("|", "\\|")
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _summary(units: dict[str, UnitSummary]) -> list[str]:
+    if not units:
+        return []
+    lines = ["| # | unit | caption | context | pieces | pages |", "|---:|---|---|---:|---:|---|"]
+    for n, unit in enumerate(units.values(), 1):
+        lines.append(
+            f"| T{n} | `{unit.unit_id}` | {_cell(unit.caption)} | {len(unit.context_refs)} | {len(unit.pieces)} "
+            f"| {_pages(unit.pages) or '–'} |"
+        )
+    return [*lines, ""]
+
+
+def markdown_listing(source: str, records: list[dict[str, Any]], max_tokens: int | None, full: bool = False) -> str:
+    """The Markdown listing of one file's chunk records: summary of table units, then the chunks.
+
+    Args:
+        source: the input file (its name is the title).
+        records: the file's chunk records, in reading order.
+        max_tokens: the chunker's limit, shown in the header (None: not shown).
+        full: list every piece of every unit (default: the first piece of each unit, and what was left out).
+    """
+    units = table_units(records)
+    tags = {uid: f"T{n}" for n, uid in enumerate(units, 1)}
+    limit = f" · limit {max_tokens} tokens" if max_tokens else ""
+    lines = [f"# {Path(source).name}", "", f"{len(records)} chunks · {len(units)} table units{limit}", ""]
+    lines += _summary(units)
+    hidden = sum(len(u.pieces) - 1 for u in units.values())
+    if hidden and not full:
+        lines += [
+            f"_Showing the first piece of each table unit ({hidden} more pieces not shown; `--all` lists them)._",
+            "",
+        ]
+    for i, record in enumerate(records, 1):
+        meta = record["meta"]
+        unit = units.get(meta["unit_id"]) if meta["kind"] == "table" else None
+        if unit is not None and not full and unit.pieces[0] != i - 1:
+            continue
+        tokens = f" · {meta['num_tokens']} tokens" if meta.get("num_tokens") is not None else ""
+        pages = f" · {_pages(meta['page_span'])}" if meta["page_span"] else ""
+        if unit is not None:
+            part = f" · part {meta['part'] + 1} of {meta['parts']}" if meta["parts"] > 1 else ""
+            rows = f" · {_rows_text(meta.get('rows'))}" if meta.get("rows") else ""
+            title = f"## Chunk {i} · table unit {tags[unit.unit_id]} `{unit.unit_id}`{part}{rows}{pages}{tokens}"
+        else:
+            title = f"## Chunk {i} · text{pages}{tokens}"
+        lines += ["---", "", title, ""]
+        if unit is not None:
+            how = f" _(found by: {meta['caption_source']})_" if meta.get("caption_source") else ""
+            caption = meta.get("caption")
+            lines.append(f"**Caption:** {caption}{how}" if caption else "**Caption:** _none found_")
+            lines.append(f"**Members:** {_members_summary(record)}")
+            lines.append("")
+        lines += [record["text"].rstrip(), ""]
+        if unit is not None and not full and len(unit.pieces) > 1:
+            rest = [records[j]["meta"].get("rows") for j in unit.pieces[1:]]
+            span = (rest[0][0], rest[-1][1]) if rest[0] and rest[-1] else None
+            rows = f" ({_rows_text(span)})" if span else ""
+            lines += [
+                f"_… pieces 2–{len(unit.pieces)} of {tags[unit.unit_id]}{rows} not shown; `--all` lists them._",
+                "",
+            ]
+    return "\n".join(lines) + "\n"
