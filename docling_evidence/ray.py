@@ -27,6 +27,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import shutil
 import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
@@ -41,7 +42,7 @@ class ChunkDocuments:
 
     Args:
         max_tokens, tokenizer, bbox_threshold, table_format: as the ``docling-evidence chunk`` options.
-        per_file: emit one row per file (``source``, ``records`` as a JSON list of CLI records, ``error``) instead
+        per_file: emit one row per file (``source``, ``records`` and ``warnings`` as JSON lists, ``error``) instead
             of one row per chunk; keeps files without chunks visible (the CLI uses it).
 
     Raises:
@@ -64,6 +65,9 @@ class ChunkDocuments:
         _chunker_for(self.settings)  # the chunker (and its tokenizer) once per actor
         self._tmp = tempfile.mkdtemp(prefix="docling-evidence-ray-")
 
+    def __del__(self) -> None:
+        shutil.rmtree(getattr(self, "_tmp", ""), ignore_errors=True)
+
     def process(self, path: str, data: bytes | None = None) -> Any:
         """The CLI's ``FileOutcome`` of one file (read from ``path``, or from ``data`` when given)."""
         from docling_evidence.cli import process_file
@@ -83,8 +87,13 @@ class ChunkDocuments:
         outcome.warnings = [w.replace(str(local), path) for w in outcome.warnings]
         return outcome
 
-    def __call__(self, batch: dict[str, Any]) -> dict[str, list[Any]]:
-        """Chunk every file of ``batch`` (columns ``path`` and optionally ``bytes``)."""
+    def __call__(self, batch: dict[str, Any]) -> Any:
+        """Chunk every file of ``batch`` (columns ``path`` and optionally ``bytes``) into a ``pyarrow.Table``.
+
+        Every column is typed ``string`` (nullable), so blocks with and without errors share one schema.
+        """
+        import pyarrow as pa
+
         paths = [str(p) for p in batch["path"]]
         data = batch.get("bytes")
         if self.per_file:
@@ -97,10 +106,9 @@ class ChunkDocuments:
                 outcome = self.process(path, None if data is None else data[k])
                 records, error, warnings = outcome.records, outcome.error, outcome.warnings
             except Exception as exc:  # never fail the job: the file becomes an error row
-                records, error = (
-                    [],
-                    f"{path}: chunking failed: {type(exc).__name__}: {' '.join(str(exc).split())[:200]}",
-                )
+                from docling_evidence.cli import internal_error
+
+                records, error = [], internal_error(path, exc)
             if self.per_file:
                 out["source"].append(path)
                 out["records"].append(json.dumps(records, ensure_ascii=False))
@@ -116,7 +124,7 @@ class ChunkDocuments:
                     out["meta"].append(json.dumps(r["meta"], ensure_ascii=False))
                     out["chunk"].append(json.dumps(r["chunk"], ensure_ascii=False))
                     out["error"].append(None)
-        return out
+        return pa.table({name: pa.array(values, type=pa.string()) for name, values in out.items()})
 
 
 def chunk_dataset(

@@ -48,7 +48,8 @@ def test_ray_records_identical_to_local_engine(inputs, local_ray, tmp_path) -> N
     assert all(records and error is None for _, records, error, _w in (remote[0], remote[2]))
 
     # read_binary_files rows (bytes + path), one row per chunk; the bad file is one error row
-    rows = chunk_dataset(ray.data.read_binary_files([str(p) for p in inputs], include_paths=True), concurrency=1)
+    files = ray.data.read_binary_files([str(p) for p in inputs], include_paths=True)
+    rows = chunk_dataset(files, concurrency=1).materialize()
     out = tmp_path / "chunks.jsonl"
     n = write_jsonl(rows, out)
     written = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
@@ -58,6 +59,13 @@ def test_ray_records_identical_to_local_engine(inputs, local_ray, tmp_path) -> N
     errors = [row for row in rows.iter_rows() if row["error"]]
     assert len(errors) == 1 and errors[0]["source"].endswith("broken.json") and errors[0]["text"] == ""
     assert list(iter_records(errors)) == []
+    # Parquet keeps one schema for every document: meta and chunk as JSON strings
+    import pyarrow.parquet as pq
+
+    rows.write_parquet(str(tmp_path / "pq"))
+    table = pq.read_table(str(tmp_path / "pq"))
+    assert set(table.column_names) >= {"source", "text", "meta", "chunk", "error"}
+    assert table.num_rows == len(expected) + 1
 
 
 def test_address_needs_the_ray_engine(tmp_path) -> None:
