@@ -385,7 +385,12 @@ def chunk(
         Engine, typer.Option("--engine", help="local: this machine (--jobs); ray: Ray actors (the 'ray' extra).")
     ] = Engine.local,
     address: Annotated[
-        str | None, typer.Option("--address", help="Ray cluster to join ('auto', 'ray://host:10001'); default: local.")
+        str | None,
+        typer.Option(
+            "--address",
+            help=with_default("Ray cluster to join (auto, ray://host:10001).", "a local one"),
+            show_default=False,
+        ),
     ] = None,
 ) -> None:
     """Convert (if needed) and chunk documents; write one record per chunk (text, meta, full chunk)."""
