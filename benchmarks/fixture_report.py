@@ -101,7 +101,10 @@ def measure_fixture(path: Path, root: Path, runs: int) -> dict[str, Any]:
                     context.add((uid, ref))
                 elif role == "footnote":
                     footnotes.add((uid, ref))
-    unit_tables = {ref for pieces in unit_chunks.values() for ref, r in pieces[0].meta.roles.items() if r == "table"}
+    # every piece's tables: the parts of a table continued over pages are spread over the pieces of one unit
+    unit_tables = {
+        ref for pieces in unit_chunks.values() for c in pieces for ref, r in c.meta.roles.items() if r == "table"
+    }
 
     linked = ev_text = ev_item = hy_text = hy_item = 0
     for table in tables:
@@ -127,6 +130,7 @@ def measure_fixture(path: Path, root: Path, runs: int) -> dict[str, Any]:
         "pages": len(doc.pages),
         "tables": len(tables),
         "units": len(unit_chunks),
+        "joined": len(unit_tables) - len(unit_chunks),
         "captions": {s: sources.get(s, 0) for s in CAPTION_SOURCES},
         "docling_captions": linked,
         "docling_captions_kept_text": ev_text,
@@ -184,6 +188,7 @@ def totals(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "pages",
         "tables",
         "units",
+        "joined",
         "docling_captions",
         "docling_captions_kept_text",
         "docling_captions_kept_item",
@@ -195,7 +200,7 @@ def totals(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "chunks_table",
         "chunks_hybrid",
     ]
-    tot: dict[str, Any] = {k: sum(r[k] for r in rows) for k in keys}
+    tot: dict[str, Any] = {k: sum(r.get(k, 0) for r in rows) for k in keys}
     tot["captions"] = {s: sum(r["captions"][s] for r in rows) for s in CAPTION_SOURCES}
     tot["max_tokens_evidence"] = max((r["max_tokens_evidence"] for r in rows), default=0)
     tot["max_tokens_hybrid"] = max((r["max_tokens_hybrid"] for r in rows), default=0)
@@ -233,8 +238,9 @@ def render_markdown(report: dict[str, Any]) -> str:
         "chunkers alternating which goes first, on the same loaded document in the same process (loading the JSON "
         "is not timed).",
         "",
-        "Columns: **tables** in the body (pictures not entered); **units**: tables that became evidence units (tables "
-        "with no cell text do not); **captions by rule**: units whose caption came from Docling's refs / nearby text /"
+        "Columns: **tables** in the body (pictures not entered); **units**: evidence units (tables with no cell text "
+        "do not become one; (+n): table parts joined to the unit of a table continued from the previous page, "
+        "docs/continued_tables.md); **captions by rule**: units whose caption came from Docling's refs / nearby text /"
         " the adjacent page / a caption-like header row / none; **Docling captions kept**: tables with a Docling "
         "caption ref whose caption text is in a chunk holding the table *and* whose caption doc item is in that "
         "chunk's `doc_items` (EvidenceChunker, then HybridChunker); **ctx**: context paragraphs attached (distinct "
@@ -256,8 +262,10 @@ def render_markdown(report: dict[str, Any]) -> str:
             else "–"
         )
         ratio = f"{r['time_ratio']:.2f}" if r["time_ratio"] is not None else "–"
+        joined = r.get("joined", 0)
+        units = f"{r['units']} (+{joined})" if joined else str(r["units"])
         return (
-            f"| {name} | {r['tables']} | {r['units']} | {cap} | {kept if n else '–'}{' · ' + hy if n else ''} "
+            f"| {name} | {r['tables']} | {units} | {cap} | {kept if n else '–'}{' · ' + hy if n else ''} "
             f"| {r['context_paragraphs']} | {r['footnotes']} "
             f"| {r['chunks_evidence']} ({r['chunks_table']}) / {r['chunks_hybrid']} "
             f"| {r['max_tokens_evidence']} / {r['max_tokens_hybrid']} "
@@ -270,7 +278,8 @@ def render_markdown(report: dict[str, Any]) -> str:
     tot = report["totals"]
     lines += [
         "",
-        f"Over all fixtures: {tot['units']} of {tot['tables']} tables became units; "
+        f"Over all fixtures: {tot['units'] + tot['joined']} of {tot['tables']} tables became units "
+        f"({tot['joined']} of them joined to a table continued from the previous page); "
         f"{min(tot['docling_captions_kept_text'], tot['docling_captions_kept_item'])} of {tot['docling_captions']} "
         f"Docling-linked captions stay with their table in EvidenceChunker (HybridChunker: "
         f"{tot['hybrid_docling_captions_kept_text']} by text, {tot['hybrid_docling_captions_kept_item']} by doc item);"

@@ -572,6 +572,8 @@ def _inspect(inputs: list[Path], output: Path | None, settings: ChunkSettings) -
     files = expanded.files
     several = len(files) > 1 or len(inputs) > 1 or any(p.is_dir() for p in inputs)
     if several:
+        if output is not None and str(output) == STDOUT:
+            raise usage_error("-o - (stdout) takes one input; several inputs need -o to be a folder")
         folder = output or Path.cwd()
         if folder.exists() and not folder.is_dir():
             raise usage_error(f"cannot write reports to {folder}: several inputs need -o to be a folder")

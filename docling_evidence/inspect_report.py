@@ -87,6 +87,8 @@ class _Box:
     bottom: float
     role: str
     label: str
+    note: str = ""
+    """Drawn after the unit's tag: "part 2/7" on each part of a table continued over pages."""
 
 
 def _esc(text: object) -> str:
@@ -146,17 +148,19 @@ def non_finite_boxes(doc: DoclingDocument) -> int:
     )
 
 
-def _boxes(doc: DoclingDocument, members: Iterable[tuple[str, Any]]) -> list[_Box]:
-    """The members' boxes on drawable pages; boxes with a non-finite coordinate are skipped (flagged by the caller)."""
+def _boxes(doc: DoclingDocument, members: Iterable[tuple[str, Any]], notes: dict[str, str] | None = None) -> list[_Box]:
+    """The members' boxes on drawable pages; boxes with a non-finite coordinate are skipped (flagged by the caller).
+    ``notes``: text drawn after the unit's tag for some items (``self_ref`` -> note)."""
     boxes = []
     for role, item in members:
+        note = (notes or {}).get(item.self_ref, "")
         for prov in getattr(item, "prov", None) or []:
             if not _drawable(doc, prov.page_no):
                 continue
             bb = prov.bbox.to_top_left_origin(page_height=doc.pages[prov.page_no].size.height)
             if not all(math.isfinite(v) for v in (bb.l, bb.t, bb.r, bb.b)):
                 continue
-            boxes.append(_Box(prov.page_no, bb.l, bb.t, bb.r, bb.b, role, _excerpt(_item_summary(item), 120)))
+            boxes.append(_Box(prov.page_no, bb.l, bb.t, bb.r, bb.b, role, _excerpt(_item_summary(item), 120), note))
     return boxes
 
 
@@ -202,7 +206,8 @@ def _page_svg(
             size_pt = max(9.0, 11.0 / scale)
             parts.append(
                 f'<text x="{first.left + 2:.1f}" y="{max(first.top - 3, size_pt):.1f}" font-size="{size_pt:.1f}" '
-                f'font-family="sans-serif" font-weight="bold" fill="{colour}">{_esc(tag)}</text>'
+                f'font-family="sans-serif" font-weight="bold" fill="{colour}">'
+                f"{_esc(tag + (' ' + first.note if first.note else ''))}</text>"
             )
     parts.append("</svg>")
     return "".join(parts)
@@ -301,7 +306,10 @@ def render_report(
         units[uid].pieces.append(index)
         for role, item in members:
             units[uid].members.setdefault(item.self_ref, (role, item))
-    unit_boxes = {uid: _boxes(doc, u.members.values()) if layout else [] for uid, u in units.items()}
+    # a table continued over pages is one unit of several TableItems: each part is labelled "part k/n"
+    parts = {uid: [r for r, (role, _) in u.members.items() if role == "table"] for uid, u in units.items()}
+    notes = {r: f"part {k + 1}/{len(p)}" for p in parts.values() if len(p) > 1 for k, r in enumerate(p)}
+    unit_boxes = {uid: _boxes(doc, u.members.values(), notes) if layout else [] for uid, u in units.items()}
     background = _boxes(doc, (("text", it) for it, _ in doc.iterate_items(with_groups=False))) if layout else []
 
     settings = []
@@ -365,7 +373,9 @@ def render_report(
         out.append(
             f'<section class="chunk" id="{_esc(unit.tag)}" style="border-left-color:{unit.colour}"><div class="body">'
             f'<h3><b style="color:{unit.colour}">{_esc(unit.tag)}</b> · <code>{_esc(uid)}</code> · '
-            f"{len(unit.pieces)} piece{'s' if len(unit.pieces) > 1 else ''} · {_esc(_pages_text(span))}</h3>"
+            f"{len(unit.pieces)} piece{'s' if len(unit.pieces) > 1 else ''} · {_esc(_pages_text(span))}"
+            + (f" · continued table: {len(parts[uid])} parts" if len(parts[uid]) > 1 else "")
+            + "</h3>"
             f"{_caption_line(first)}{_members_list(list(unit.members.values()))}{pieces}</div>{thumbs}</section>"
         )
 

@@ -16,8 +16,10 @@ import math
 import os
 import re
 import shutil
+import stat
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -94,6 +96,30 @@ def test_output_through_a_symlink_keeps_the_link(runner: CliRunner, doc_json: Pa
     assert link.is_symlink() and os.readlink(link) == str(runs / "today.jsonl")
     assert [r["meta"]["source"] for r in _records((runs / "today.jsonl").read_text())] == [str(doc_json)] * 2
     assert sorted(p.name for p in runs.iterdir()) == ["today.jsonl"]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes on this platform")
+def test_output_onto_a_fifo_is_written_in_place(runner: CliRunner, doc_json: Path, tmp_path: Path) -> None:
+    """A pipe (like a device) must not be replaced by a regular file: it is written directly."""
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    received: list[bytes] = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()))
+    reader.start()
+    result = runner.invoke(app, ["chunk", str(doc_json), "-o", str(fifo)])
+    reader.join(timeout=60)
+    assert result.exit_code == 0, result.stderr
+    assert stat.S_ISFIFO(fifo.lstat().st_mode)
+    assert len(_records(received[0].decode("utf-8"))) == 2
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["inputs", "pipe"]
+
+
+def test_inspect_to_stdout(runner: CliRunner, doc_json: Path, tmp_path: Path) -> None:
+    result = runner.invoke(app, ["inspect", str(doc_json), "-o", "-"])
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.startswith("<!DOCTYPE html>")
+    result = runner.invoke(app, ["inspect", str(doc_json), str(doc_json.parent), "-o", "-"])
+    assert result.exit_code == 2 and "several inputs" in result.stderr
 
 
 def test_dash_writes_to_stdout(runner: CliRunner, doc_json: Path, tmp_path: Path) -> None:
@@ -193,7 +219,8 @@ def test_missing_input_is_reported_before_the_tokenizer_loads(
 # --- warnings name their file -------------------------------------------------------------------------------------
 
 
-def test_every_warning_names_its_file(runner: CliRunner, tmp_path: Path) -> None:
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_every_warning_names_its_file(runner: CliRunner, tmp_path: Path, jobs: str) -> None:
     caption = _doc_data()
     caption["tables"][0]["captions"] = [{"$ref": "#/texts/99999"}]
     bad_caption = _write_json(tmp_path / "bad_caption.json", caption)
@@ -201,7 +228,7 @@ def test_every_warning_names_its_file(runner: CliRunner, tmp_path: Path) -> None
     inf["texts"][0]["prov"][0]["bbox"]["t"] = math.inf
     infinite = tmp_path / "infinite.json"
     infinite.write_text(json.dumps(inf), encoding="utf-8")  # json writes Infinity, which docling-core reads
-    result = runner.invoke(app, ["chunk", str(bad_caption), str(infinite)])
+    result = runner.invoke(app, ["chunk", str(bad_caption), str(infinite), "--jobs", jobs])
     assert result.exit_code == 0, result.stderr
     warnings = _warnings(result.stderr)
     assert any(

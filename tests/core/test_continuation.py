@@ -400,3 +400,42 @@ def test_merging_never_loses_duplicates_or_reorders_a_row(
     for pieces in units.values():
         ranges = [c.meta.rows for c in pieces]
         assert ranges[0][0] == 0 and all(a[1] == b[0] for a, b in itertools.pairwise(ranges))
+
+
+def test_inspector_draws_a_continued_table_across_its_pages() -> None:
+    from docling_evidence.inspect_report import render_report
+
+    doc = three_part_doc()
+    chunker = EvidenceChunker()
+    page = render_report(doc, list(chunker.chunk(doc)), chunker)
+    card = page[page.index("<h2>Table units") : page.index("<h2>All chunks")]
+    assert "continued table: 3 parts" in card
+    assert [f"part {k}/3" in card for k in (1, 2, 3)] == [True, True, True]
+    assert [f"<figcaption>page {p}</figcaption>" in card for p in (1, 2, 3)] == [True, True, True]
+    apart = render_report(doc, list(EvidenceChunker(merge_continued_tables=False).chunk(doc)), chunker)
+    assert "continued table" not in apart and "part 1/3" not in apart
+
+
+def test_fixture_count_script_counts_joined_parts(tmp_path: Path) -> None:
+    """benchmarks/continued_tables.py on a folder holding the three-page table: 2 parts joined, 1 unit instead
+    of 3, the Markdown table written between the page's markers and nothing else of the page changed."""
+    import importlib.util
+
+    script = Path(__file__).resolve().parents[2] / "benchmarks" / "continued_tables.py"
+    spec = importlib.util.spec_from_file_location("continued_tables", script)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    fixtures = tmp_path / "fixtures"
+    fixtures.mkdir()
+    three_part_doc().save_as_json(fixtures / "three.json")
+    page = tmp_path / "page.md"
+    page.write_text(f"intro\n{module.START}\nold\n{module.END}\noutro\n", encoding="utf-8")
+    out = tmp_path / "results" / "counts.json"
+    assert module.main(["--fixtures", str(fixtures), "--json", str(out), "--markdown", str(page)]) == 0
+    (row,) = json.loads(out.read_text())["fixtures"]
+    assert (row["parts_joined"], row["units_merged"], row["units_apart"]) == (2, 1, 3)
+    assert row["runs"][0]["pages"] == [1, 2, 3] and row["runs"][0]["header_rows_dropped"] == 1
+    text = page.read_text()
+    assert text.startswith("intro\n") and text.endswith("outro\n") and "old" not in text
+    assert "| `three.json` | 3 | 2 | 2 | 3: 1–3 | 1 / 3 |" in text
