@@ -19,13 +19,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import statistics
-import subprocess
 import sys
 import time
 from collections import Counter
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -153,32 +150,17 @@ def measure_fixture(path: Path, root: Path, runs: int) -> dict[str, Any]:
 
 
 def environment() -> dict[str, Any]:
-    """Where the numbers were measured."""
-    from importlib.metadata import version
+    """Where the numbers were measured (:func:`docling_evidence.bench.environment.environment`)."""
+    from docling_evidence.bench.environment import environment as measured_on
 
-    try:
-        load = [round(x, 2) for x in os.getloadavg()]
-    except OSError:
-        load = None
-
-    def git(*cmd: str) -> str:
-        try:
-            return subprocess.run(["git", *cmd], cwd=REPO, capture_output=True, text=True, check=True).stdout.strip()
-        except (OSError, subprocess.CalledProcessError):
-            return ""
-
+    env = measured_on(("docling-core", "docling-evidence"))
+    commit = env["git_commit"]
     return {
-        "git_commit": git("rev-parse", "--short", "HEAD"),
-        "package_uncommitted": [
-            line[3:] for line in git("status", "--porcelain", "--", "docling_evidence").splitlines() if line.strip()
-        ],
-        "date_utc": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M"),
-        "cpu_count": os.cpu_count(),
-        "python": platform.python_version(),
-        "platform": platform.platform(),
-        "docling_core": version("docling-core"),
-        "docling_evidence": version("docling-evidence"),
-        "load_average_at_start": load,
+        **env,
+        "git_commit": commit[:7] if commit else "",
+        "docling_core": env["packages"]["docling-core"],
+        "docling_evidence": env["packages"]["docling-evidence"],
+        "load_average_at_start": env["load_average"],
     }
 
 

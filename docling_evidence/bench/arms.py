@@ -8,7 +8,7 @@ their table chunk).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -164,47 +164,42 @@ def make_chunker(arm: str, max_tokens: int = DEFAULT_MAX_TOKENS) -> BaseChunker:
     return CHUNKER_FACTORIES[arm](max_tokens)
 
 
-def _header_rows(table: TableItem) -> int:
-    """Number of leading rows whose every non-empty cell is a column header."""
-    n = 0
-    for row in table.data.grid:
-        cells = [c for c in row if c.text.strip()]
-        if not cells or not all(c.column_header for c in cells):
-            break
-        n += 1
-    return n
-
-
-def table_row_texts(table: TableItem) -> list[tuple[str, list[str]]]:
+def table_row_texts(table: TableItem, doc: DoclingDocument) -> list[tuple[str, list[str]]]:
     """One ``(text, cell_texts)`` per body row: ``"<row label>: <column label> = <value>; ..."``.
 
-    Column labels join the distinct header-row texts above each column, so a row vector names its years/units the
-    way a reader would, without copying any arm's table serialisation.
+    The table is read by :func:`docling_evidence.table_rows.table_rows`, the chunker's reader: the same header rows
+    and row-label columns. Column labels join the distinct header-row texts above each column, so a row vector names
+    its years/units the way a reader would, without copying any arm's table serialisation. A cell spanning several
+    columns counts once.
     """
-    grid = table.data.grid
-    n_head = _header_rows(table)
+    from docling_evidence.table_rows import table_rows
+
+    rows = table_rows(table, doc)
+    # slots right of a cell's first column repeat that merged cell: read it once
+    continued = {
+        (r, c)
+        for cell in table.data.table_cells
+        for r in range(cell.start_row_offset_idx, cell.end_row_offset_idx)
+        for c in range(cell.start_col_offset_idx + 1, cell.end_col_offset_idx)
+    }
     col_labels: list[str] = []
-    for j in range(table.data.num_cols):
+    for j in range(rows.num_cols):
         parts: list[str] = []
-        for i in range(n_head):
-            text = grid[i][j].text.strip() if j < len(grid[i]) else ""
+        for head in rows.header:
+            text = head[j]
             if text and text not in parts:
                 parts.append(text)
         col_labels.append(" ".join(parts))
     out: list[tuple[str, list[str]]] = []
-    for row in grid[n_head:]:
+    for i, row in enumerate(rows.body, start=len(rows.header)):
         label_parts: list[str] = []
         values: list[str] = []
         cells: list[str] = []
-        seen_cells: set[int] = set()
-        for j, cell in enumerate(row):
-            text = cell.text.strip()
-            key = id(cell)
-            if not text or key in seen_cells:
+        for j, text in enumerate(row):
+            if not text or ((i, j) in continued and text == row[j - 1]):
                 continue
-            seen_cells.add(key)
             cells.append(text)
-            if cell.row_header or (j == 0 and not values):
+            if j < rows.label_cols:
                 label_parts.append(text)
             else:
                 values.append(f"{col_labels[j]} = {text}" if col_labels[j] else text)
@@ -226,9 +221,19 @@ def _pick_table_chunk(chunk_idx: list[int], texts: list[str], cells: list[str]) 
     return best
 
 
-def chunk_document(arm: str, chunker: BaseChunker, doc_id: str, doc: DoclingDocument) -> list[ChunkRecord]:
-    """Chunk one document the way ``arm`` does and return its records in index order."""
-    chunks = list(chunker.chunk(doc))
+SAME_CHUNKS: dict[str, str] = {"hybrid-pooled": "hybrid", "rowsplit": "hybrid"}
+"""Arms that index the chunks of another arm (same chunker, same limit): a run chunks once for both."""
+
+
+def chunk_document(
+    arm: str, chunker: BaseChunker, doc_id: str, doc: DoclingDocument, chunks: Sequence[Any] | None = None
+) -> list[ChunkRecord]:
+    """Chunk one document the way ``arm`` does and return its records in index order.
+
+    ``chunks``: the chunker's chunks of ``doc`` when already made (see :data:`SAME_CHUNKS`); ``chunker`` still
+    contextualizes them.
+    """
+    chunks = list(chunker.chunk(doc)) if chunks is None else list(chunks)
     evidence_arm = arm.startswith("evidence")
     records: list[ChunkRecord] = []
     for i, chunk in enumerate(chunks):
@@ -265,7 +270,7 @@ def _row_records(
         chunk_idx = by_table.get(table.self_ref)
         if not chunk_idx:
             continue
-        for row_text, cells in table_row_texts(table):
+        for row_text, cells in table_row_texts(table, doc):
             target = _pick_table_chunk(chunk_idx, texts, cells)
             headings = chunks[target].meta.headings or []
             embed = "\n".join([*headings, row_text])
@@ -276,10 +281,20 @@ def _row_records(
     return rows
 
 
-def build_arm(arm: str, documents: dict[str, DoclingDocument], chunker: BaseChunker | None = None) -> list[ChunkRecord]:
-    """Records of every document, documents in dataset order."""
+def build_arm(
+    arm: str,
+    documents: dict[str, DoclingDocument],
+    chunker: BaseChunker | None = None,
+    chunks_of: dict[str, list[Any]] | None = None,
+) -> list[ChunkRecord]:
+    """Records of every document, documents in dataset order.
+
+    ``chunks_of``: chunks already made by the same chunker, by document id (the rest are chunked here and added).
+    """
     chunker = make_chunker(arm) if chunker is None else chunker
     out: list[ChunkRecord] = []
     for doc_id, doc in documents.items():
-        out.extend(chunk_document(arm, chunker, doc_id, doc))
+        if chunks_of is not None and doc_id not in chunks_of:
+            chunks_of[doc_id] = list(chunker.chunk(doc))
+        out.extend(chunk_document(arm, chunker, doc_id, doc, None if chunks_of is None else chunks_of[doc_id]))
     return out

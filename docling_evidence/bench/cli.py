@@ -158,7 +158,11 @@ def targets(
     seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = 0,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress on stderr.")] = False,
 ) -> None:
-    """Issue 10's targets: hybrid vs evidence vs the pooled-hybrid control at each limit; write targets.md."""
+    """Issue 10's targets: hybrid vs evidence vs the pooled-hybrid control at each limit; write targets.md.
+
+    targets.md covers every ``limit-N/results.json`` in OUTPUT, so two runs (``--limits 256`` and ``--limits 512``)
+    can share the folder and the machine's cores.
+    """
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from docling_evidence.bench.arms import parse_arms
 
@@ -209,16 +213,20 @@ def targets(
     except (BenchDataError, ValueError, OSError) as exc:
         raise _fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from None
 
-    from docling_evidence.bench.report import write_report
+    from docling_evidence.bench.report import load_results, write_report
     from docling_evidence.bench.run import write_json_atomic
     from docling_evidence.bench.targets import render_targets
+    from docling_evidence.safe_write import write_text
 
     for limit, results in by_limit.items():
         write_json_atomic(output / f"limit-{limit}" / "results.json", results)
         write_report(results, output / f"limit-{limit}")
-    from docling_evidence.safe_write import write_text
-
-    path = write_text(output / "targets.md", render_targets(by_limit, _command_line()))
+    # every limit measured into this folder, also by another run (e.g. --limits 256 and --limits 512 in parallel)
+    for found in sorted(output.glob("limit-*/results.json")):
+        limit = int(found.parent.name.removeprefix("limit-"))
+        if limit not in by_limit:
+            by_limit[limit] = load_results(found)
+    path = write_text(output / "targets.md", render_targets(dict(sorted(by_limit.items())), _command_line()))
     typer.echo(f"wrote {path}")
 
 

@@ -75,13 +75,6 @@ class BenchDataset:
                 raise ValueError(f"dataset {self.name!r}: duplicate question id {q.qid!r}")
             seen.add(q.qid)
 
-    def questions_by_doc(self) -> dict[str, list[QAItem]]:
-        """Questions grouped by document, documents in dataset order (documents without questions included)."""
-        out: dict[str, list[QAItem]] = {d: [] for d in self.documents}
-        for q in self.questions:
-            out[q.doc_id].append(q)
-        return out
-
     def qtype_counts(self) -> dict[str, int]:
         """Number of questions per ``qtype``, in first-seen order."""
         counts: dict[str, int] = {}

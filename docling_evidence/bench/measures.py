@@ -24,7 +24,8 @@ hit: what a perfect ranker could reach with this chunking; ``unit_ceiling`` the 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Collection, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 
 from docling_evidence.bench.dataset import QAItem
@@ -55,6 +56,52 @@ MEASURES: tuple[str, ...] = (
 flat rankings, ``ok@B`` for outcomes stored without budgets."""
 
 
+Qrels = Mapping[str, Collection[Hashable]]
+"""Relevance judgements, ir_measures-style: query id -> the ids of its relevant items (binary relevance)."""
+Run = Mapping[str, Sequence[Hashable]]
+"""A run: query id -> retrieved item ids, best first."""
+
+
+def first_relevant(ranking: Sequence[Hashable], relevant: Collection[Hashable], depth: int = DEPTH) -> int | None:
+    """1-based rank of the first relevant item among the first ``depth`` of ``ranking``, else None."""
+    return next((r for r, item in enumerate(ranking[:depth], start=1) if item in relevant), None)
+
+
+def success(first: int | None, k: int) -> float:
+    """ir_measures ``Success@k`` of one query from its first relevant rank: 1 if some item among the first k is
+    relevant (``R@k`` with one relevant unit; ``hit@1`` is ``Success@1``)."""
+    return float(first is not None and first <= k)
+
+
+def reciprocal_rank(first: int | None, k: int) -> float:
+    """ir_measures ``RR@k`` of one query: 1 / rank of the first relevant item, 0 beyond rank k."""
+    return 1.0 / first if first is not None and first <= k else 0.0
+
+
+def _measure(name: str) -> tuple[str, int]:
+    base, _, cutoff = name.partition("@")
+    if base not in ("Success", "RR") or not cutoff.isdigit() or int(cutoff) < 1:
+        raise ValueError(f"unknown measure {name!r}; expected Success@k or RR@k")
+    return base, int(cutoff)
+
+
+def calc_aggregate(measures: Sequence[str], qrels: Qrels, run: Run) -> dict[str, float]:
+    """Mean of each measure (``Success@k``, ``RR@k``) over the queries of ``qrels`` (NaN when there are none).
+
+    A query missing from ``run`` retrieved nothing. Qrels, run and measures stay apart, as in ir_measures.
+    """
+    parsed = {m: _measure(m) for m in measures}
+    depth = max((k for _, k in parsed.values()), default=0)
+    firsts = [first_relevant(run.get(qid, ()), rel, depth) for qid, rel in qrels.items()]
+    if not firsts:
+        return {m: math.nan for m in measures}
+    out: dict[str, float] = {}
+    for m, (base, k) in parsed.items():
+        fn = success if base == "Success" else reciprocal_rank
+        out[m] = sum(fn(f, k) for f in firsts) / len(firsts)
+    return out
+
+
 @dataclass(frozen=True)
 class Outcome:
     """What retrieval achieved for one question."""
@@ -82,8 +129,8 @@ def is_hit(text: str, question: QAItem) -> bool:
 
 
 def first_rank(flags: Sequence[bool], depth: int = DEPTH) -> int | None:
-    """1-based rank of the first true flag among the first ``depth``, else None."""
-    return next((r for r, h in enumerate(flags[:depth], start=1) if h), None)
+    """1-based rank of the first true flag among the first ``depth``, else None (:func:`first_relevant` over flags)."""
+    return first_relevant(flags, (True,), depth)
 
 
 def judge(
@@ -160,21 +207,20 @@ def delivered_within(texts: Sequence[str], token_ends: Sequence[Sequence[int]], 
 def question_values(outcome: Outcome) -> dict[str, float | None]:
     """Every measure of one question (``page_*`` are None when the question has no gold pages)."""
     fh = outcome.first_hit
-    values: dict[str, float | None] = {"hit@1": float(fh == 1)}
+    values: dict[str, float | None] = {"hit@1": success(fh, 1)}
     for k in CUTOFFS:
-        values[f"R@{k}"] = float(fh is not None and fh <= k)
-    values["RR@10"] = 1.0 / fh if fh is not None and fh <= 10 else 0.0
+        values[f"R@{k}"] = success(fh, k)
+    values["RR@10"] = reciprocal_rank(fh, 10)
     values["ceiling"] = float(outcome.ceiling)
     for j, b in enumerate(BUDGETS):
         values[f"ok@{b}"] = None if outcome.ok is None else float(outcome.ok[j])
     pooled = outcome.unit_ceiling is not None
     fu = outcome.first_unit_hit
-    values["unit_hit@1"] = float(fu == 1) if pooled else None
-    values["unit_R@10"] = float(fu is not None and fu <= 10) if pooled else None
+    values["unit_hit@1"] = success(fu, 1) if pooled else None
+    values["unit_R@10"] = success(fu, 10) if pooled else None
     values["unit_ceiling"] = float(bool(outcome.unit_ceiling)) if pooled else None
     for k in CUTOFFS:
-        fp = outcome.first_page_hit
-        values[f"page_R@{k}"] = float(fp is not None and fp <= k) if outcome.page_eligible else None
+        values[f"page_R@{k}"] = success(outcome.first_page_hit, k) if outcome.page_eligible else None
     return values
 
 

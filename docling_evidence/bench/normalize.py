@@ -97,6 +97,12 @@ def answer_variants(answer: str) -> tuple[str, ...]:
     return tuple(variants)
 
 
+@lru_cache(maxsize=4096)
+def _normalized(text: str) -> str:
+    """:func:`normalize_text`, cached: a benchmark judges the same chunk text for many questions and answers."""
+    return normalize_text(text)
+
+
 def _is_word(c: str) -> bool:
     return c.isalnum() or c == "_"
 
@@ -119,7 +125,7 @@ def contains_answer(chunk_text: str, answer: str) -> bool:
 
     An answer that normalises to the empty string matches nothing.
     """
-    text = normalize_text(chunk_text)
+    text = _normalized(chunk_text)
     for v in answer_variants(answer):
         if not v:
             continue

@@ -34,6 +34,7 @@ import typer
 
 from docling_evidence.bench.dataset import BenchDataError, QAItem
 from docling_evidence.bench.normalize import contains_answer, normalize_text
+from docling_evidence.table_rows import table_rows
 
 if TYPE_CHECKING:
     from docling_core.types.doc import DoclingDocument, TableItem
@@ -70,55 +71,17 @@ _GENERIC_LABELS = {
     "sum",
     "all",
 }
-_STOPWORDS = set(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "by",
-        "for",
-        "from",
-        "has",
-        "have",
-        "in",
-        "is",
-        "it",
-        "its",
-        "of",
-        "on",
-        "or",
-        "that",
-        "the",
-        "their",
-        "this",
-        "to",
-        "was",
-        "were",
-        "with",
-        "we",
-        "our",
-        "which",
-        "these",
-        "those",
-        "than",
-        "then",
-        "also",
-        "each",
-        "per",
-        "vs",
-        "using",
-        "used",
-        "based",
-        "table",
-        "shows",
-        "show",
-        "shown",
-    ]
-)
+_CAPTION_WORDS = frozenset({"table", "show", "shows", "shown", "using", "used", "based", "per", "vs"})
+"""Words every table caption may use: never a keyword that identifies one table."""
+
+
+def _stopwords() -> frozenset[str]:
+    from bm25s.stopwords import STOPWORDS_EN
+
+    return frozenset(STOPWORDS_EN) | _CAPTION_WORDS
+
+
+_STOPWORDS = _stopwords()
 
 
 @dataclass(frozen=True)
@@ -182,17 +145,12 @@ def _read_table(
     data = table.data
     if data.num_rows < 2 or data.num_cols < 2:
         return "too_small"
-    grid = data.grid
-    texts = [[c.text.strip() for c in row] for row in grid]
+    rows = table_rows(table, doc)  # the chunker's reader: the same header rows, the same cell texts
+    texts = [list(row) for row in (*rows.header, *rows.body)]
     empty = sum(1 for row in texts for t in row if not t)
     if empty > MAX_EMPTY_SHARE * data.num_rows * data.num_cols:
         return "mostly_empty"
-    n_header = 0
-    for r, row in enumerate(grid):
-        if any(c.column_header and c.start_row_offset_idx == r for c in row):
-            n_header += 1
-        else:
-            break
+    n_header = len(rows.header)
     labels: list[str] = []
     for c in range(data.num_cols):
         parts: list[str] = []
@@ -201,7 +159,8 @@ def _read_table(
             if t and (not parts or parts[-1] != t):
                 parts.append(t)
         labels.append(_clean(" ".join(parts)))
-    distinct = {(c.start_row_offset_idx, c.start_col_offset_idx): c.text.strip() for row in grid for c in row}
+    starts = sorted(((c.start_row_offset_idx, c.start_col_offset_idx), c.text.strip()) for c in data.table_cells)
+    distinct = dict(starts)
     return _Table(
         index=index,
         ref=table.self_ref,

@@ -7,34 +7,38 @@ plain JSON: every per-question outcome, the cost of each arm, the configuration,
 
 from __future__ import annotations
 
-import os
-import platform
 import statistics
-import subprocess
 import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from docling_evidence.bench.arms import ARM_DESCRIPTIONS, BASELINE, RANKINGS, ChunkRecord, build_arm, make_chunker
+from docling_evidence.bench.arms import (
+    ARM_DESCRIPTIONS,
+    BASELINE,
+    RANKINGS,
+    SAME_CHUNKS,
+    ChunkRecord,
+    build_arm,
+    make_chunker,
+)
 from docling_evidence.bench.dataset import BenchDataset, QAItem
 from docling_evidence.bench.embed import Embedder
+from docling_evidence.bench.environment import environment
 from docling_evidence.bench.measures import BUDGETS, DEPTH, Outcome, delivered_within, is_hit, judge
 from docling_evidence.bench.retrieval import METHODS, RRF_K, SCOPES, Retriever
+from docling_evidence.bench.stats import percentile
 from docling_evidence.bench.summary import summarize
 from docling_evidence.integrations.maxpool import max_pool, merge_piece_texts
 from docling_evidence.tokenizer import DEFAULT_MAX_TOKENS
 
 RESULTS_SCHEMA: str = "docling-evidence-bench-results/2"
 """Version tag of the results JSON layout."""
-
-_PACKAGES = ("docling-core", "docling-evidence", "sentence-transformers", "torch", "transformers", "bm25s", "numpy")
 
 
 @dataclass
@@ -111,14 +115,10 @@ def usable_questions(dataset: BenchDataset) -> tuple[list[QAItem], int]:
     return keep, len(dataset.questions) - len(keep)
 
 
-def _percentile(values: Sequence[float], q: float) -> float | None:
-    return float(np.percentile(np.asarray(values, dtype=np.float64), q)) if values else None
-
-
 def _timing(values: Sequence[float]) -> dict[str, Any]:
     return {
         "median": statistics.median(values) if values else None,
-        "p95": _percentile(values, 95),
+        "p95": percentile(values, 95) if values else None,
         "n": len(values),
     }
 
@@ -229,36 +229,6 @@ def _judge_arm(
     return out
 
 
-def environment() -> dict[str, Any]:
-    """Python, platform, CPU count, package versions and the git commit of the working tree (when known)."""
-    versions: dict[str, str | None] = {}
-    for name in _PACKAGES:
-        try:
-            versions[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            versions[name] = None
-    commit = None
-    try:
-        proc = subprocess.run(
-            ["git", "rev-parse", "HEAD"],
-            cwd=Path(__file__).resolve().parent,
-            capture_output=True,
-            text=True,
-            timeout=5,
-            check=False,
-        )
-        commit = proc.stdout.strip() or None
-    except (OSError, subprocess.SubprocessError):
-        pass
-    return {
-        "python": sys.version.split()[0],
-        "platform": platform.platform(),
-        "cpu_count": os.cpu_count(),
-        "packages": versions,
-        "git_commit": commit,
-    }
-
-
 def run_benchmark(
     dataset: BenchDataset,
     *,
@@ -303,11 +273,17 @@ def run_benchmark(
         arms.insert(0, BASELINE)
 
     indexes: dict[str, _ArmIndex] = {}
+    chunk_cache: dict[str, dict[str, list[Any]]] = {}  # chunks by document of each distinct chunker, made once
+    chunk_seconds: dict[str, float] = {}
     for arm in arms:
         chunker = make_chunker(arm, max_tokens)
+        source = SAME_CHUNKS.get(arm, arm)
+        reused = source in chunk_cache
         t0 = time.perf_counter()
-        records = build_arm(arm, dataset.documents, chunker)
-        indexes[arm] = _ArmIndex(arm, records, time.perf_counter() - t0)
+        records = build_arm(arm, dataset.documents, chunker, chunk_cache.setdefault(source, {}))
+        seconds = chunk_seconds[source] if reused else time.perf_counter() - t0
+        chunk_seconds.setdefault(source, seconds)
+        indexes[arm] = _ArmIndex(arm, records, seconds)
         log(f"chunked {arm}: {len(records)} vectors in {indexes[arm].chunk_seconds:.1f} s")
 
     q_texts = [q.question for q in questions]

@@ -111,3 +111,10 @@ def mcnemar_exact(arm: Sequence[bool] | np.ndarray, baseline: Sequence[bool] | n
     n = wins + losses
     p = float(binomtest(wins, n, 0.5, alternative="two-sided").pvalue) if n else 1.0
     return McNemar(wins, losses, int(np.sum(a & b)), int(np.sum(~a & ~b)), p)
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """Linear-interpolation percentile (numpy's default) of ``values``; NaN for no values."""
+    if len(values) == 0:
+        return float("nan")
+    return float(np.percentile(np.asarray(values, dtype=np.float64), q))

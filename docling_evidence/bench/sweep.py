@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import math
 import os
-import platform
 import statistics
 import sys
 import time
@@ -145,10 +144,8 @@ def docling_arm(documents: dict[str, Any], family: str, max_tokens: int) -> Swee
 
             chunker: Any = HybridChunker(tokenizer=bundled_tokenizer(max_tokens))
         else:
-            try:
-                from docling_evidence import EvidenceChunker
-            except ImportError as exc:
-                raise NotImplementedError("docling_evidence.EvidenceChunker is not available in this build") from exc
+            from docling_evidence import EvidenceChunker
+
             chunker = EvidenceChunker(max_tokens=max_tokens)
         return [
             SweepChunk(doc_id, chunker.contextualize(chunk))
@@ -250,28 +247,20 @@ def tatqa_task(
 # ------------------------------------------------------------------------------------------------------ measures
 
 
-def percentile(values: Sequence[float], q: float) -> float:
-    """Linear-interpolation percentile (numpy's default); NaN for no values."""
-    if not values:
-        return math.nan
-    xs = sorted(values)
-    pos = (len(xs) - 1) * q / 100.0
-    lo = math.floor(pos)
-    hi = min(lo + 1, len(xs) - 1)
-    return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
-
-
 def quality_from_ranks(first_relevant: Sequence[int | None], covered: Sequence[bool]) -> dict[str, float]:
     """Coverage, Hit@1, Hit@3 and MRR@10 from each query's 1-based rank of its first relevant chunk (None: not in
-    the top 10) and whether any chunk is relevant at all."""
+    the top 10) and whether any chunk is relevant at all. Hit@k is ``Success@k``, MRR@10 the mean ``RR@10``
+    (:mod:`docling_evidence.bench.measures`, the benchmark's one measures module)."""
+    from docling_evidence.bench.measures import reciprocal_rank, success
+
     n = len(first_relevant)
     if n == 0:
         return {"coverage": math.nan, "hit@1": math.nan, "hit@3": math.nan, "mrr@10": math.nan}
     return {
         "coverage": sum(covered) / n,
-        "hit@1": sum(r is not None and r <= 1 for r in first_relevant) / n,
-        "hit@3": sum(r is not None and r <= 3 for r in first_relevant) / n,
-        "mrr@10": sum(1.0 / r for r in first_relevant if r is not None and r <= TOP_K) / n,
+        "hit@1": sum(success(r, 1) for r in first_relevant) / n,
+        "hit@3": sum(success(r, 3) for r in first_relevant) / n,
+        "mrr@10": sum(reciprocal_rank(r, TOP_K) for r in first_relevant) / n,
     }
 
 
@@ -362,35 +351,14 @@ def embed_batched(
 # --------------------------------------------------------------------------------------------------------- sweep
 
 
-def _first_relevant(ranking: Sequence[int], relevant: set[int]) -> int | None:
-    for rank, idx in enumerate(ranking[:TOP_K], start=1):
-        if int(idx) in relevant:
-            return rank
-    return None
+def _chunk_arms(
+    task: SweepTask, max_seq: int, say: Callable[[str], None]
+) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]]]:
+    """Step 1: chunk every arm once; static measures and relevance judgements (the qrels) do not depend on the round.
 
-
-def run_sweep(
-    task: SweepTask,
-    embedder: Embedder,
-    rounds: int = 3,
-    warmup: int = 1,
-    batch_size: int = MAX_BATCH,
-    bm25: bool = True,
-    progress: Callable[[str], None] | None = None,
-) -> dict[str, Any]:
-    """Run one task's sweep and return its results as JSON-ready data (see the module docstring)."""
-    from docling_evidence.bench.retrieval import Retriever
-
-    if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
-        raise ValueError(f"rounds must be a positive integer, got {rounds!r}")
-    if isinstance(warmup, bool) or not isinstance(warmup, int) or warmup < 0:
-        raise ValueError(f"warmup must be a non-negative integer, got {warmup!r}")
-    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or not 1 <= batch_size <= MAX_BATCH:
-        raise ValueError(f"batch_size must be an integer in [1, {MAX_BATCH}], got {batch_size!r}")
-    say = progress or (lambda _msg: None)
-    max_seq = int(getattr(embedder, "max_seq_length", 0) or 0)
-
-    # 1. Chunk every arm once; static measures and relevance do not depend on the round.
+    Returns the arms' records (in task order) and, for each arm that chunked, its state: chunks, qrels per query
+    (``relevant``: chunk positions of the query's document that hold its evidence), and the slots later steps fill.
+    """
     arms: list[dict[str, Any]] = []
     state: dict[str, dict[str, Any]] = {}
     for arm in task.arms:
@@ -398,11 +366,6 @@ def run_sweep(
         t0 = time.perf_counter()
         try:
             chunks = arm.build()
-        except NotImplementedError as exc:
-            rec.update(status="unavailable", error=str(exc))
-            arms.append(rec)
-            say(f"{task.name}: {arm.name} unavailable: {exc}")
-            continue
         except Exception as exc:
             rec.update(status="failed", error=f"chunking: {type(exc).__name__}: {str(exc)[:300]}")
             arms.append(rec)
@@ -429,6 +392,118 @@ def run_sweep(
         rec["covered"] = [bool(r) for r in rel]
         arms.append(rec)
         say(f"{task.name}: {arm.name}: {len(chunks)} chunks, {sum(tokens)} tokens")
+    return arms, state
+
+
+def _warm_up(
+    task: SweepTask, embedder: Embedder, first: list[SweepChunk], qvec: np.ndarray | None, batch_size: int
+) -> None:
+    """Step 3, not recorded: one full-size embedding request (the first arm's first batch) and one search."""
+    from docling_evidence.bench.retrieval import Retriever
+
+    head = first[:batch_size]
+    wvecs, _ = embed_batched(embedder, [c.text for c in head], batch_size, "passages", {})
+    if wvecs is not None and task.queries and qvec is not None:
+        retriever = Retriever([c.text for c in head], [c.doc_id for c in head], wvecs, scope=task.scope)  # type: ignore[arg-type]
+        retriever.search("dense", task.queries[0].doc_id, "", qvec)
+
+
+def _measured_round(
+    task: SweepTask, embedder: Embedder, st: dict[str, Any], qvecs: np.ndarray, batch_size: int
+) -> float | None:
+    """Step 4, one arm in one round: embed its chunks (timed per request), run every query (timed), and record the
+    run (first relevant rank per query). Returns the embedding seconds, or None when embedding failed."""
+    from docling_evidence.bench.measures import first_relevant
+    from docling_evidence.bench.retrieval import Retriever
+
+    texts = [c.text for c in st["chunks"]]
+    t0 = time.perf_counter()
+    vecs, req_times = embed_batched(embedder, texts, batch_size, "passages", st["log"])
+    elapsed = time.perf_counter() - t0
+    sizes = (min(batch_size, len(texts) - i) for i in range(0, len(texts), batch_size))
+    st["requests"].extend(zip(req_times, sizes, strict=False))
+    if vecs is None:
+        st["failed"] = True
+        return None
+    st["embed"].append(elapsed)
+    retriever = Retriever(texts, [c.doc_id for c in st["chunks"]], vecs, scope=task.scope)  # type: ignore[arg-type]
+    ranks: list[int | None] = []
+    for qi, q in enumerate(task.queries):
+        t1 = time.perf_counter()
+        ranking = retriever.search("dense", q.doc_id, q.text, qvecs[qi])[:TOP_K]
+        st["search"].append(time.perf_counter() - t1)
+        ranks.append(first_relevant([int(i) for i in ranking], st["relevant"][qi], TOP_K))
+    if st["ranks"] is None:
+        st["ranks"] = ranks
+    elif ranks != st["ranks"]:
+        st["unstable"] = True
+    return elapsed
+
+
+def _aggregate_arm(rec: dict[str, Any], st: dict[str, Any], task: SweepTask, embedder: Embedder, bm25: bool) -> None:
+    """Step 5: the arm's invariants, quality (from the measures module) and cost, written into ``rec``."""
+    from docling_evidence.bench.stats import percentile
+
+    log = st["log"]
+    rec["failed_requests"] = log.get("failed_requests", 0)
+    rec["invariants"] = {
+        "requests": log.get("requests", 0),
+        "max_batch": log.get("max_batch", 0),
+        "vectors": log.get("vectors", 0),
+        "inputs_per_round": rec["chunks"],
+        "declared_dim": embedder.dim,
+        "count_ok": log.get("count_ok", True),
+        "dim_ok": log.get("dim_ok", True),
+        "finite_ok": log.get("finite_ok", True),
+    }
+    if st.get("failed") or st["ranks"] is None:
+        rec["status"] = "failed"
+        rec["error"] = log.get("error", "no round completed")
+        rec["quality"] = quality_from_ranks([], [])
+        return
+    rec["quality"] = quality_from_ranks(st["ranks"], rec["covered"])
+    rec["first_relevant_rank"] = st["ranks"]
+    rec["quality_stable"] = not st.get("unstable", False)
+    emb = st["embed"]
+    rec["embed_seconds"] = emb
+    rec["embed_seconds_median"] = statistics.median(emb)
+    rec["embed_seconds_p95"] = percentile(emb, 95)
+    rec["embed_ms_per_chunk_median"] = 1000 * rec["embed_seconds_median"] / max(rec["chunks"], 1)
+    # Per request (at most batch_size texts): milliseconds per text, over every request of every round.
+    per_text = [1000 * t / n for t, n in st["requests"] if n]
+    rec["request_ms_per_text_median"] = statistics.median(per_text)
+    rec["request_ms_per_text_p95"] = percentile(per_text, 95)
+    rec["search_ms_median"] = 1000 * statistics.median(st["search"])
+    rec["search_ms_p95"] = 1000 * percentile(st["search"], 95)
+    if bm25:
+        rec["quality_bm25"] = _bm25_quality(task, st, rec["covered"])
+
+
+def run_sweep(
+    task: SweepTask,
+    embedder: Embedder,
+    rounds: int = 3,
+    warmup: int = 1,
+    batch_size: int = MAX_BATCH,
+    bm25: bool = True,
+    progress: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
+    """Run one task's sweep and return its results as JSON-ready data (see the module docstring).
+
+    Steps: judge (:func:`_chunk_arms`: chunks and qrels), embed the queries once, warm up (:func:`_warm_up`),
+    measured rounds with the arm order rotated (:func:`_measured_round`: timings and runs), aggregate
+    (:func:`_aggregate_arm`: measures from the runs and qrels, cost).
+    """
+    if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
+        raise ValueError(f"rounds must be a positive integer, got {rounds!r}")
+    if isinstance(warmup, bool) or not isinstance(warmup, int) or warmup < 0:
+        raise ValueError(f"warmup must be a non-negative integer, got {warmup!r}")
+    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or not 1 <= batch_size <= MAX_BATCH:
+        raise ValueError(f"batch_size must be an integer in [1, {MAX_BATCH}], got {batch_size!r}")
+    say = progress or (lambda _msg: None)
+    max_seq = int(getattr(embedder, "max_seq_length", 0) or 0)
+
+    arms, state = _chunk_arms(task, max_seq, say)
 
     # 2. Query vectors, once, shared by every arm.
     qlog: dict[str, Any] = {}
@@ -437,87 +512,23 @@ def run_sweep(
         raise RuntimeError(f"query embedding failed: {qlog.get('error')}")
 
     live = [a["name"] for a in arms if a["status"] == "ok"]
-    # 3. Warm-up, not recorded: one full-size request (the first arm's first batch) and one search per pass.
     for _ in range(warmup):
         if live:
-            first = state[live[0]]["chunks"]
-            wvecs, _ = embed_batched(embedder, [c.text for c in first[:batch_size]], batch_size, "passages", {})
-            if wvecs is not None and task.queries:
-                Retriever([c.text for c in first[:batch_size]], [c.doc_id for c in first[:batch_size]], wvecs,
-                          scope=task.scope).search("dense", task.queries[0].doc_id, "", qvecs[0])  # type: ignore[arg-type]  # fmt: skip
+            _warm_up(task, embedder, state[live[0]]["chunks"], qvecs[0] if len(qvecs) else None, batch_size)
         say(f"{task.name}: warm-up done")
 
-    # 4. Measured rounds, arm order rotated by one each round.
     for r in range(rounds):
         order = live[r % len(live) :] + live[: r % len(live)] if live else []
         for name in order:
-            st = state[name]
-            if st.get("failed"):
+            if state[name].get("failed"):
                 continue
-            texts = [c.text for c in st["chunks"]]
-            t0 = time.perf_counter()
-            vecs, req_times = embed_batched(embedder, texts, batch_size, "passages", st["log"])
-            elapsed = time.perf_counter() - t0
-            st["requests"].extend(
-                zip(
-                    req_times, (min(batch_size, len(texts) - i) for i in range(0, len(texts), batch_size)), strict=False
-                )
-            )
-            if vecs is None:
-                st["failed"] = True
-                continue
-            st["embed"].append(elapsed)
-            retriever = Retriever(texts, [c.doc_id for c in st["chunks"]], vecs, scope=task.scope)  # type: ignore[arg-type]
-            ranks: list[int | None] = []
-            for qi, q in enumerate(task.queries):
-                t1 = time.perf_counter()
-                ranking = retriever.search("dense", q.doc_id, q.text, qvecs[qi])[:TOP_K]
-                st["search"].append(time.perf_counter() - t1)
-                ranks.append(_first_relevant(list(ranking), st["relevant"][qi]))
-            if st["ranks"] is None:
-                st["ranks"] = ranks
-            elif ranks != st["ranks"]:
-                st["unstable"] = True
-            say(f"{task.name}: round {r + 1}/{rounds} {name}: {elapsed:.2f} s")
+            elapsed = _measured_round(task, embedder, state[name], qvecs, batch_size)
+            if elapsed is not None:
+                say(f"{task.name}: round {r + 1}/{rounds} {name}: {elapsed:.2f} s")
 
-    # 5. Aggregate.
     for rec in arms:
-        if rec["name"] not in state:
-            continue
-        st = state[rec["name"]]
-        log = st["log"]
-        rec["failed_requests"] = log.get("failed_requests", 0)
-        rec["invariants"] = {
-            "requests": log.get("requests", 0),
-            "max_batch": log.get("max_batch", 0),
-            "vectors": log.get("vectors", 0),
-            "inputs_per_round": rec["chunks"],
-            "declared_dim": embedder.dim,
-            "count_ok": log.get("count_ok", True),
-            "dim_ok": log.get("dim_ok", True),
-            "finite_ok": log.get("finite_ok", True),
-        }
-        if st.get("failed") or st["ranks"] is None:
-            rec["status"] = "failed"
-            rec["error"] = log.get("error", "no round completed")
-            rec["quality"] = quality_from_ranks([], [])
-            continue
-        rec["quality"] = quality_from_ranks(st["ranks"], rec["covered"])
-        rec["first_relevant_rank"] = st["ranks"]
-        rec["quality_stable"] = not st.get("unstable", False)
-        emb = st["embed"]
-        rec["embed_seconds"] = emb
-        rec["embed_seconds_median"] = statistics.median(emb)
-        rec["embed_seconds_p95"] = percentile(emb, 95)
-        rec["embed_ms_per_chunk_median"] = 1000 * rec["embed_seconds_median"] / max(rec["chunks"], 1)
-        # Per request (at most batch_size texts): milliseconds per text, over every request of every round.
-        per_text = [1000 * t / n for t, n in st["requests"] if n]
-        rec["request_ms_per_text_median"] = statistics.median(per_text)
-        rec["request_ms_per_text_p95"] = percentile(per_text, 95)
-        rec["search_ms_median"] = 1000 * statistics.median(st["search"])
-        rec["search_ms_p95"] = 1000 * percentile(st["search"], 95)
-        if bm25:
-            rec["quality_bm25"] = _bm25_quality(task, st, rec["covered"])
+        if rec["name"] in state:
+            _aggregate_arm(rec, state[rec["name"]], task, embedder, bm25)
 
     return {
         "task": task.name,
@@ -541,54 +552,24 @@ def run_sweep(
 
 def _bm25_quality(task: SweepTask, st: dict[str, Any], covered: list[bool]) -> dict[str, float]:
     """Quality of the same chunks under BM25 (untimed): a lexical check that does not depend on the embedder."""
+    from docling_evidence.bench.measures import first_relevant
     from docling_evidence.bench.retrieval import Retriever
 
     chunks = st["chunks"]
     retriever = Retriever([c.text for c in chunks], [c.doc_id for c in chunks], None, scope=task.scope)  # type: ignore[arg-type]
     ranks = [
-        _first_relevant(list(retriever.search("bm25", q.doc_id, q.text)[:TOP_K]), st["relevant"][qi])
+        first_relevant([int(i) for i in retriever.search("bm25", q.doc_id, q.text)[:TOP_K]], st["relevant"][qi], TOP_K)
         for qi, q in enumerate(task.queries)
     ]
     return quality_from_ranks(ranks, covered)
 
 
-def environment(embedder: Embedder) -> dict[str, Any]:
-    """Where and with what the sweep ran."""
-    import importlib.metadata as md
+def sweep_environment(embedder: Embedder) -> dict[str, Any]:
+    """:func:`docling_evidence.bench.environment.environment` plus the embedder the sweep measured."""
+    from docling_evidence.bench.environment import environment
 
-    def version(pkg: str) -> str | None:
-        try:
-            return md.version(pkg)
-        except md.PackageNotFoundError:
-            return None
-
-    try:
-        import torch
-
-        threads: int | None = torch.get_num_threads()
-    except ImportError:
-        threads = None
-    import subprocess
-
-    try:
-        repo = Path(__file__).resolve().parents[2]
-        commit = subprocess.run(
-            ["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10
-        ).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        commit = ""
     return {
-        "git_commit": commit or None,
-        "python": sys.version.split()[0],
-        "platform": platform.platform(),
-        "machine": platform.machine(),
-        "cpu_count": os.cpu_count(),
-        "torch_threads": threads,
-        "load_average": list(os.getloadavg()) if hasattr(os, "getloadavg") else None,
-        "packages": {
-            p: version(p)
-            for p in ("docling-core", "docling-evidence", "sentence-transformers", "torch", "transformers", "numpy")
-        },
+        **environment(),
         "embedder": getattr(embedder, "name", type(embedder).__name__),
         "embedder_dim": embedder.dim,
         "embedder_max_seq_length": getattr(embedder, "max_seq_length", None),
@@ -701,7 +682,7 @@ def run_command(
         "schema": SCHEMA,
         "command": command,
         "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "environment": environment(emb),
+        "environment": sweep_environment(emb),
         "settings": {
             "seed": seed,
             "rounds": rounds,

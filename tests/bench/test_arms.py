@@ -68,7 +68,8 @@ def test_hybrid_records_are_contextualized_chunks() -> None:
 
 
 def test_table_row_texts_label_values_with_column_headers() -> None:
-    rows = table_row_texts(_doc().tables[0])
+    doc = _doc()
+    rows = table_row_texts(doc.tables[0], doc)
     assert [t for t, _ in rows] == ["Revenue: 2019 = 1,496.5; 2018 = 1,202.9", "Costs: 2019 = 44.1; 2018 = 56.7"]
     assert rows[1][1] == ["Costs", "44.1", "56.7"]
 
@@ -113,3 +114,30 @@ def test_build_arm_keeps_document_order_and_prefixes_units() -> None:
     assert records[0].doc_id == "b"
     assert {r.unit_id.split(":")[0] for r in records} == {"a", "b"}
     assert len({r.unit_id for r in records}) == len(records)
+
+
+def test_table_row_texts_read_headers_as_the_chunker_does_and_merged_cells_once() -> None:
+    from docling_core.types.doc import TableCell, TableData
+
+    from docling_evidence.table_rows import table_rows
+
+    def cell(text: str, r: int, c0: int, c1: int, header: bool = False) -> TableCell:
+        return TableCell(
+            text=text,
+            start_row_offset_idx=r,
+            end_row_offset_idx=r + 1,
+            start_col_offset_idx=c0,
+            end_col_offset_idx=c1,
+            column_header=header,
+        )
+
+    # row 0: a header row with one column_header cell and an empty non-header cell (the chunker's rule: any
+    # column_header cell makes a header row); row 1: a value spanning two columns; row 2: equal adjacent values
+    cells = [cell("Region", 0, 0, 1, True), cell("", 0, 1, 2), cell("2019", 0, 2, 3, True)]
+    cells += [cell("North", 1, 0, 1), cell("n/a", 1, 1, 3)]
+    cells += [cell("South", 2, 0, 1), cell("-", 2, 1, 2), cell("-", 2, 2, 3)]
+    doc = DoclingDocument(name="t")
+    table = doc.add_table(data=TableData(num_rows=3, num_cols=3, table_cells=cells))
+    assert len(table_rows(table, doc).header) == 1
+    rows = table_row_texts(table, doc)
+    assert rows == [("North: n/a", ["North", "n/a"]), ("South: -; 2019 = -", ["South", "-", "-"])]

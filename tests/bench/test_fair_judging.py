@@ -137,3 +137,15 @@ def test_limit_applies_to_hybrid_and_evidence(limit: int) -> None:
         sizes = [count(r.embed_text) for r in chunk_document(arm, chunker, "d", doc)]
         assert max(sizes) <= limit
         assert max(sizes) > limit // 2  # the limit is really used, not the default
+
+
+def test_arms_sharing_a_chunker_reuse_its_chunks_without_changing_records() -> None:
+    from docling_evidence.bench.arms import build_arm
+
+    docs = {"d": _long_table_doc()}
+    cache: dict[str, list] = {}
+    hybrid = build_arm("hybrid", docs, make_chunker("hybrid"), cache)
+    assert list(cache) == ["d"]
+    pooled = build_arm("hybrid-pooled", docs, make_chunker("hybrid-pooled"), cache)
+    assert pooled == build_arm("hybrid-pooled", docs)
+    assert [r.embed_text for r in pooled] == [r.embed_text for r in hybrid]

@@ -77,3 +77,21 @@ def test_aggregate_overall_by_type_and_macro_by_document() -> None:
 def test_aggregate_rejects_misaligned_inputs() -> None:
     with pytest.raises(ValueError, match="differ"):
         aggregate([Outcome(1, None, True)], ["a", "b"], ["d"])
+
+
+def test_ir_measures_style_qrels_run_and_measures_kept_apart() -> None:
+    import math
+
+    from docling_evidence.bench.measures import calc_aggregate, first_relevant
+
+    qrels = {"q1": {"b"}, "q2": {"x", "y"}, "q3": {"z"}}
+    run = {"q1": ["a", "b", "c"], "q2": ["y"], "q3": ["a"] * 12 + ["z"]}  # q3's hit lies beyond rank 10
+    assert first_relevant(run["q1"], qrels["q1"]) == 2
+    assert first_relevant(run["q3"], qrels["q3"]) is None
+    assert first_relevant(run["q3"], qrels["q3"], depth=13) == 13
+    agg = calc_aggregate(["Success@1", "Success@3", "RR@10"], qrels, run)
+    assert agg == {"Success@1": pytest.approx(1 / 3), "Success@3": pytest.approx(2 / 3), "RR@10": pytest.approx(0.5)}
+    assert calc_aggregate(["RR@10"], {"q": {"a"}}, {}) == {"RR@10": 0.0}  # a query the run misses retrieved nothing
+    assert math.isnan(calc_aggregate(["Success@1"], {}, run)["Success@1"])
+    with pytest.raises(ValueError, match="unknown measure"):
+        calc_aggregate(["nDCG@10"], qrels, run)

@@ -14,11 +14,11 @@ from typer.testing import CliRunner
 
 from docling_evidence.bench.embed import HashingEmbedder
 from docling_evidence.bench.pareto import ParetoPoint, pareto_front
+from docling_evidence.bench.stats import percentile
 from docling_evidence.bench.sweep import (
     SweepChunk,
     boundary_task,
     duplicate_accounting,
-    percentile,
     quality_from_ranks,
     run_sweep,
     sweep_app,

@@ -58,6 +58,12 @@ def test_targets_command_writes_one_results_per_limit(tmp_path: Path) -> None:
         res = json.loads((tmp_path / f"limit-{limit}" / "results.json").read_text())
         assert res["config"]["max_tokens"] == limit
         assert {r["arm"] for r in res["runs"]} == {"hybrid", "hybrid-pooled", "evidence"}
+    # a second run into the same folder adds its limit; targets.md covers all three
+    result = CliRunner().invoke(app, [*args, "--limits", "256", "-q", "-o", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    text = (tmp_path / "targets.md").read_text()
+    assert all(f"| {n} | bm25 |" in text for n in (128, 256, 512))
+    assert text.index("| 128 | bm25 |") < text.index("| 256 | bm25 |") < text.index("| 512 | bm25 |")
 
 
 def test_targets_command_rejects_a_bad_limit(tmp_path: Path) -> None:
