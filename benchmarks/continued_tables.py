@@ -59,11 +59,13 @@ def measure(path: Path, root: Path) -> dict[str, Any]:
     rows_at = dict(tables)
     reasons = Counter(v.reason for _, _, v in verdicts)
 
-    def units(merge: bool) -> tuple[int, int]:
-        chunks = [c for c in EvidenceChunker(merge_continued_tables=merge).chunk(doc) if c.meta.kind == "table"]
-        return len({c.meta.unit_id for c in chunks}), len(chunks)
+    on, off = (list(EvidenceChunker(merge_continued_tables=m).chunk(doc)) for m in (True, False))
 
-    (units_on, pieces_on), (units_off, pieces_off) = units(True), units(False)
+    def units(chunks: list[Any]) -> tuple[int, int]:
+        tables = [c for c in chunks if c.meta.kind == "table"]
+        return len({c.meta.unit_id for c in tables}), len(tables)
+
+    (units_on, pieces_on), (units_off, pieces_off) = units(on), units(off)
     return {
         "fixture": path.relative_to(root).as_posix(),
         "pages": len(doc.pages),
@@ -84,6 +86,7 @@ def measure(path: Path, root: Path) -> dict[str, Any]:
         "units_apart": units_off,
         "table_pieces_merged": pieces_on,
         "table_pieces_apart": pieces_off,
+        "output_changed": [c.model_dump() for c in on] != [c.model_dump() for c in off],
     }
 
 
@@ -92,17 +95,18 @@ def render(rows: list[dict[str, Any]]) -> str:
     short = {"not paginated": "unpaged", "not adjacent": "between", "not next page": "page gap"}
     cols = [short.get(r, r) for r in REASONS[1:]]
     out = [
-        "| fixture | unit tables | pairs | joined | runs (parts: pages) | units on / off | pieces on / off | "
+        "| fixture | unit tables | pairs | joined | runs (parts: pages) | units on / off | pieces on / off | changed | "
         + " | ".join(cols)
         + " |",
-        "|---|---:|---:|---:|---|---|---|" + "---:|" * len(cols),
+        "|---|---:|---:|---:|---|---|---|---|" + "---:|" * len(cols),
     ]
     tot: Counter[str] = Counter()
     for r in rows:
         runs = "; ".join(f"{len(x['tables'])}: {x['pages'][0]}–{x['pages'][-1]}" for x in r["runs"]) or "–"
         out.append(
             f"| `{r['fixture']}` | {r['unit_tables']} | {r['pairs']} | {r['parts_joined']} | {runs} "
-            f"| {r['units_merged']} / {r['units_apart']} | {r['table_pieces_merged']} / {r['table_pieces_apart']} | "
+            f"| {r['units_merged']} / {r['units_apart']} | {r['table_pieces_merged']} / {r['table_pieces_apart']} "
+            f"| {'yes' if r['output_changed'] else 'no'} | "
             + " | ".join(str(r["verdicts"][k]) for k in REASONS[1:])
             + " |"
         )
@@ -111,12 +115,13 @@ def render(rows: list[dict[str, Any]]) -> str:
         tot["table_pieces_merged"] += r["table_pieces_merged"]
         tot["table_pieces_apart"] += r["table_pieces_apart"]
         tot["runs"] += len(r["runs"])
+        tot["changed"] += bool(r["output_changed"])
         for k in REASONS:
             tot[k] += r["verdicts"][k]
     out.append(
         f"| **all** | {tot['unit_tables']} | {tot['pairs']} | {tot['parts_joined']} | {tot['runs']} runs "
         f"| {tot['units_merged']} / {tot['units_apart']} | {tot['table_pieces_merged']} / "
-        f"{tot['table_pieces_apart']} | " + " | ".join(str(tot[k]) for k in REASONS[1:]) + " |"
+        f"{tot['table_pieces_apart']} | {tot['changed']} | " + " | ".join(str(tot[k]) for k in REASONS[1:]) + " |"
     )
     return "\n".join(out)
 

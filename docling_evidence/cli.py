@@ -40,6 +40,7 @@ from docling_evidence.cli_common import (
     with_default,
     worker_signals,
 )
+from docling_evidence.convert import REPORT_SUFFIX
 from docling_evidence.safe_write import STDOUT, DiscardOutput, OutputError, open_output, output_problem, write_text
 
 app = typer.Typer(
@@ -536,7 +537,7 @@ def report_names(files: list[Path]) -> list[str]:
         if not clashes:
             break
         levels = [lv + 1 if n in clashes else lv for n, lv in zip(names, levels, strict=True)]
-    return [f"{name(p, lv)}.inspect.html" for p, lv in zip(files, levels, strict=True)]
+    return [f"{name(p, lv)}{REPORT_SUFFIX}" for p, lv in zip(files, levels, strict=True)]
 
 
 @app.command()
@@ -558,13 +559,22 @@ def inspect(
     tokenizer: TokenizerOpt = None,
     bbox_threshold: BboxOpt = None,
     table_format: TableFormatOpt = None,
+    answer: Annotated[
+        str | None,
+        typer.Option(
+            "--answer",
+            "-a",
+            help=with_default("Check this answer (see `cite`); outline its evidence.", "none"),
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Write a self-contained HTML report per document: every chunk, its members and their boxes on the pages."""
     with stop_on_signals():
-        _inspect(inputs, output, _settings(max_tokens, tokenizer, bbox_threshold, table_format))
+        _inspect(inputs, output, _settings(max_tokens, tokenizer, bbox_threshold, table_format), answer)
 
 
-def _inspect(inputs: list[Path], output: Path | None, settings: ChunkSettings) -> None:
+def _inspect(inputs: list[Path], output: Path | None, settings: ChunkSettings, answer: str | None = None) -> None:
     from docling_evidence.convert import InputError, chunk_document, convert_path, expand_inputs
 
     err = stderr()
@@ -601,7 +611,12 @@ def _inspect(inputs: list[Path], output: Path | None, settings: ChunkSettings) -
                 try:
                     doc = convert_path(path)
                     chunks = chunk_document(doc, chunker)
-                    page = render_report(doc, chunks, chunker, source=path.name)
+                    citations = None
+                    if answer is not None:
+                        from docling_evidence.cite import check_answer
+
+                        citations = check_answer(answer, doc)
+                    page = render_report(doc, chunks, chunker, source=path.name, citations=citations)
                 except InputError as exc:
                     message = str(exc)
                 except Exception as exc:  # our bug: say so, keep going with the other files
@@ -638,6 +653,52 @@ def example(
     if not path.is_file():
         raise usage_error(f"no bundled example in format {fmt!r} (use html or docx)")
     typer.echo(str(path))
+
+
+class CiteFormat(str, Enum):
+    """``text``: a readable report; ``json``: ``{"claims": [{"text", "supported", "evidence": [...]}]}``."""
+
+    text = "text"
+    json = "json"
+
+
+@app.command()
+def cite(
+    document: Annotated[Path, typer.Argument(help="The document (DoclingDocument .json or a file Docling converts).")],
+    answer: Annotated[str, typer.Option("--answer", "-a", help="The answer text to check ('-': read stdin).")],
+    chunks: Annotated[
+        Path | None,
+        typer.Option(
+            "--chunks",
+            help=with_default("JSONL of the chunks the answer cites (`chunk` output).", "the whole document"),
+            show_default=False,
+        ),
+    ] = None,
+    fmt: Annotated[CiteFormat, typer.Option("--format", "-f", help="Output format.")] = CiteFormat.text,
+    strict: Annotated[
+        bool,
+        typer.Option(
+            "--strict", help=with_default("Exit 3 when some claim is unsupported.", "off"), show_default=False
+        ),
+    ] = False,
+) -> None:
+    """Check each claim of an answer (numbers, quotes, sentences) against the document: what supports it, page, box."""
+    from docling_evidence.cite import check_file, format_text
+
+    text = sys.stdin.read() if answer == "-" else answer
+    if not text.strip():
+        raise usage_error("the answer is empty: give the answer text with --answer TEXT (or --answer - for stdin)")
+    try:
+        report = check_file(document, text, chunks)
+    except ValueError as exc:
+        error(" ".join(str(exc).split()))
+        raise typer.Exit(1) from None
+    if fmt is CiteFormat.json:
+        typer.echo(json.dumps(report.to_dict(), ensure_ascii=False, indent=2))
+    else:
+        typer.echo(format_text(report), nl=False)
+    if strict and not report.supported:
+        raise typer.Exit(3)
 
 
 def main() -> None:

@@ -87,8 +87,9 @@ def _raise_stopped(signum: int, _frame: FrameType | None) -> None:
 def stop_on_signals() -> Iterator[None]:
     """Turn SIGINT and SIGTERM into :class:`Stopped` in the main thread for the duration of the block.
 
-    Outside the main thread (where Python cannot install handlers) this does nothing. The previous handlers are
-    restored on exit.
+    Code inside catches :class:`Stopped` where it can say how far it got; a ``Stopped`` that leaves the block
+    (e.g. during start-up) becomes ``stopped by SIGINT`` on stderr and exit code 130 / 143. Outside the main thread
+    (where Python cannot install handlers) this does nothing. The previous handlers are restored on exit.
     """
     if threading.current_thread() is not threading.main_thread():
         yield
@@ -96,6 +97,9 @@ def stop_on_signals() -> Iterator[None]:
     previous = {sig: signal.signal(sig, _raise_stopped) for sig in STOP_SIGNALS}
     try:
         yield
+    except Stopped as stop:
+        stderr().print(f"[yellow]stopped by {stop.name}[/]")
+        raise typer.Exit(stop.exit_code) from None
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)

@@ -4,16 +4,17 @@ Docling emits a table that runs over a page break as one ``TableItem`` per page.
 every rule below holds; a false merge is worse than a missed one, so any doubt keeps them apart. Rules, checked in
 this order (the first that fails names the verdict's ``reason``):
 
-1. ``not paginated``: both parts carry page provenance, and the document is not a spreadsheet or slide deck (Docling
-   gives each sheet or slide a "page" of its own; those are separate tables).
+1. ``not paginated``: both parts carry page provenance with finite boxes, and the document is not a spreadsheet or
+   slide deck (Docling gives each sheet or slide a "page" of its own; those are separate tables).
 2. ``not adjacent``: the next part follows the first in reading order with nothing between them but furniture
-   (page headers and footers) and the first part's own Docling-linked captions and footnotes.
+   (page headers and footers), the first part's own Docling-linked captions and footnotes, and stray cells (a short
+   plain text lying inside either part's box: a cell Docling left out of the grid).
 3. ``not next page``: the next part starts on the page right after the one the first part ends on.
-4. ``not at page end``: the first part (with its linked captions and footnotes) is the last body item of its page
-   in reading order, and it ends near the page bottom (within ``EDGE_FRACTION`` of the page height) or nothing of
-   the body lies below it on that page.
-5. ``not at page start``: the next part is the first body item of its page and starts near the page top (or
-   nothing of the body lies above it).
+4. ``not at page end``: the first part (with its linked captions, footnotes and stray cells) is the last body
+   item of its page in reading order, and it ends near the page bottom (within ``EDGE_FRACTION`` of the page
+   height) or nothing of the body lies below it on that page.
+5. ``not at page start``: the next part (with its stray cells) is the first body item of its page and starts near
+   the page top (or nothing of the body lies above it).
 6. ``column count``: both parts have the same number of columns.
 7. ``own header``: when the next part starts with the first part's header row(s) (flagged as column headers or
    not, compared with whitespace and case ignored), those rows are a repeated header and are dropped from the
@@ -36,6 +37,7 @@ from docling_core.types.doc import DocItemLabel, DoclingDocument, TableItem, Tex
 
 from docling_evidence.captions import find_caption
 from docling_evidence.doc_index import DocIndex
+from docling_evidence.layout import Box
 from docling_evidence.table_rows import TableRows
 
 EDGE_FRACTION = 0.15
@@ -46,6 +48,12 @@ FURNITURE_LABELS = frozenset({DocItemLabel.PAGE_HEADER, DocItemLabel.PAGE_FOOTER
 
 EDGE_TOLERANCE_PT = 2.0
 """Boxes overlapping by up to this many points still count as "below" / "above" one another."""
+
+STRAY_CELL_MAX_WORDS = 3
+STRAY_CELL_MAX_CHARS = 24
+STRAY_CELL_TOLERANCE_PT = 10.0
+"""A plain text of at most this many words / characters whose box lies inside a table part's box (widened by this
+many points) is a cell Docling left out of the grid: part of the table, not something between two parts."""
 
 _UNPAGED_MIMETYPES = ("spreadsheet", "presentation", "excel", "powerpoint", "csv")
 """Mimetype fragments of formats whose "pages" are sheets or slides, never page breaks inside one table."""
@@ -121,13 +129,40 @@ def _page_height(doc: DoclingDocument, page: int) -> float | None:
     return float(info.size.height)
 
 
-def _block(index: DocIndex, pos: int) -> set[int]:
-    """Reading positions of the table at ``pos`` and of the captions and footnotes Docling linked to it (they
-    are part of the table, not something between two parts; Docling emits them right after it)."""
+def _stray_cell(index: DocIndex, idx: int, table_boxes: Sequence[Box]) -> bool:
+    """True for a short plain text lying inside the table's box: a cell Docling left out of the grid ("-",
+    "D2111"), which it emits as a text of its own next to the table in reading order."""
+    item = index.items[idx]
+    if not isinstance(item, TextItem) or item.label != DocItemLabel.TEXT:
+        return False
+    if len(item.text) > STRAY_CELL_MAX_CHARS or len(item.text.split()) > STRAY_CELL_MAX_WORDS:
+        return False
+    boxes = index.boxes[item.self_ref]
+    pad = STRAY_CELL_TOLERANCE_PT
+    return bool(boxes) and all(
+        any(
+            b.page == t.page
+            and b.left >= t.left - pad
+            and b.right <= t.right + pad
+            and b.top >= t.top - pad
+            and b.bottom <= t.bottom + pad
+            for t in table_boxes
+        )
+        for b in boxes
+    )
+
+
+def _block(index: DocIndex, pos: int, satellites: bool = True) -> set[int]:
+    """Reading positions of the table at ``pos``, of the stray cells inside its box and (``satellites``) of the
+    captions and footnotes Docling linked to it: all part of the table, not something between two parts."""
     table = index.items[pos]
     assert isinstance(table, TableItem)
-    refs = {ref.cref for ref in (*table.captions, *table.footnotes)}
-    return {pos} | {index.order[r] for r in refs if r in index.order}
+    refs = {ref.cref for ref in (*table.captions, *table.footnotes)} if satellites else set()
+    block = {pos} | {index.order[r] for r in refs if r in index.order}
+    table_boxes = index.boxes[table.self_ref]
+    for page in {b.page for b in table_boxes}:
+        block.update(i for i in index.pages_of_index.get(page, []) if _stray_cell(index, i, table_boxes))
+    return block
 
 
 def _edge_distance(doc: DoclingDocument, index: DocIndex, block: set[int], page: int, side: str) -> float | None:
@@ -210,9 +245,9 @@ def check_continuation(
     a, b = index.items[first], index.items[nxt]
     if not (isinstance(a, TableItem) and isinstance(b, TableItem)):
         raise TypeError("check_continuation compares two tables")
-    if not (a.prov and b.prov and index.has_layout and _paginated(doc)):
+    if not (index.boxes[a.self_ref] and index.boxes[b.self_ref] and _paginated(doc)):
         return Verdict(False, "not paginated")
-    own = _block(index, first)
+    own = _block(index, first) | _block(index, nxt, satellites=False)
     if nxt <= first or any(
         index.items[i].label not in FURNITURE_LABELS and i not in own for i in range(first + 1, nxt)
     ):

@@ -50,6 +50,10 @@ CONVERT_SUFFIXES: dict[str, str] = {
 SUPPORTED_SUFFIXES: frozenset[str] = DOCLING_JSON_SUFFIXES | frozenset(CONVERT_SUFFIXES)
 """Every extension ``iter_input_files`` keeps when it expands a folder."""
 
+REPORT_SUFFIX = ".inspect.html"
+"""Inspector reports (``docling-evidence inspect``): skipped when a folder is expanded, so that reports written into
+an input folder are not read back as documents on the next run (a report named explicitly is still an input)."""
+
 CONVERT_INSTALL_HINT = "install Docling's converters: pip install 'docling-evidence[convert]'"
 PDF_INSTALL_HINT = (
     "PDF needs full Docling and its layout models: pip install 'docling-evidence[pdf]' -c constraints.txt, "
@@ -84,7 +88,8 @@ def expand_inputs(inputs: Iterable[str | Path]) -> ExpandedInputs:
     """Expand files and folders (recursively, sorted) into supported files; collect, do not raise, input errors.
 
     An explicitly named file must exist and have a supported extension; a folder must contain at least one
-    supported file (other files in it are skipped silently). Each file is listed once, even if named twice.
+    supported file (other files in it, and inspector reports ``*.inspect.html``, are skipped silently). Each file
+    is listed once, even if named twice.
     """
     result = ExpandedInputs()
     seen: set[Path] = set()
@@ -98,7 +103,11 @@ def expand_inputs(inputs: Iterable[str | Path]) -> ExpandedInputs:
     for raw in inputs:
         path = Path(raw)
         if path.is_dir():
-            found = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in SUPPORTED_SUFFIXES)
+            found = sorted(
+                p
+                for p in path.rglob("*")
+                if p.is_file() and p.suffix.lower() in SUPPORTED_SUFFIXES and not p.name.endswith(REPORT_SUFFIX)
+            )
             if not found:
                 result.errors.append(
                     InputError(path, "folder has no supported files", f"expected files ending in {_supported_list()}")

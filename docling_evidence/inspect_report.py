@@ -272,6 +272,7 @@ def render_report(
     source: str | None = None,
     page_width: int = 200,
     thumb_width: int = 190,
+    citations: Any = None,
 ) -> str:
     """Return the report for ``chunks`` of ``doc`` as one HTML string (no external resources).
 
@@ -285,6 +286,7 @@ def render_report(
         source: file name shown in the title (default: the document's name).
         page_width: pixel width of each page in the overview.
         thumb_width: pixel width of each page drawn in a table unit's card.
+        citations: a ``docling_evidence.cite.CitationReport`` to show first, its evidence boxes outlined on the pages.
     """
     from docling_evidence.convert import count_tokens, max_tokens_of
 
@@ -333,6 +335,8 @@ def render_report(
         + ' <em class="muted">Page boxes: one colour per table unit (dashed: context paragraph); grey: other items.'
         "</em></p>",
     ]
+    if citations is not None:
+        out.append(citations_section(doc, citations, page_width, background if layout else []))
     if layout:
         out.append('<h2>Pages</h2><div class="pages">')
         highlights = [(u.colour, u.tag, unit_boxes[uid]) for uid, u in units.items()]
@@ -420,3 +424,44 @@ def write_report(path: str | Path, output: str | Path, chunker: BaseChunker | No
     doc = convert_path(path)
     chunks = chunk_document(doc, chunker)
     return write_text(output, render_report(doc, chunks, chunker, source=path.name), inputs=[path])
+
+
+def citations_section(doc: DoclingDocument, report: Any, page_width: int = 200, background: Sequence[_Box] = ()) -> str:
+    """HTML for a ``CitationReport``: every claim (supported or not) with its evidence, and the pages holding evidence
+    with each claim's boxes outlined (green: supported, red: unsupported claims' partial evidence)."""
+    rows, highlights = [], []
+    for k, claim in enumerate(report.claims, 1):
+        tag = f"C{k}"
+        colour = "#047857" if claim.supported else "#dc2626"
+        boxes = [
+            _Box(e.page, *e.bbox, "cite", _excerpt(e.text, 120))
+            for e in claim.evidence
+            if e.page is not None and e.bbox is not None and e.page in doc.pages
+        ]
+        highlights.append((colour, tag, boxes))
+        where = "; ".join(
+            f"{e.ref}"
+            + (f" r{e.row} c{e.col}" if e.kind == "table_cell" else f" {e.kind}")
+            + (f" p.{e.page}" if e.page is not None else "")
+            for e in claim.evidence[:5]
+        )
+        more = f" (+{len(claim.evidence) - 5})" if len(claim.evidence) > 5 else ""
+        mark = "✓" if claim.supported else "✗"
+        rows.append(
+            f'<li><b style="color:{colour}">{mark} {tag}</b> <span class="muted">{_esc(claim.kind)}</span> '
+            f'{_esc(_excerpt(claim.text))} <span class="muted">{_esc(where or "no evidence")}{more}</span></li>'
+        )
+    pages = sorted({b.page for _c, _t, boxes in highlights for b in boxes})
+    figures = "".join(
+        f'<figure class="page">{_page_svg(doc, p, page_width, background, highlights)}'
+        f"<figcaption>page {p}</figcaption></figure>"
+        for p in pages
+        if doc.pages[p].size is not None
+    )
+    scope = "the cited chunks" if report.chunks_given else "the whole document"
+    n_ok = sum(c.supported for c in report.claims)
+    return (
+        f"<h2>Citations ({n_ok} of {len(report.claims)} claims supported by {scope})</h2>"
+        f"<p>{_esc(_excerpt(report.answer, 400))}</p>"
+        f'<ul class="members">{"".join(rows)}</ul>' + (f'<div class="pages">{figures}</div>' if figures else "")
+    )

@@ -72,11 +72,15 @@ class EvidenceUnit:
         return (self.table, *self.continuations)
 
     def tables_for_rows(self, start: int, end: int) -> tuple[TableItem, ...]:
-        """The parts that hold body rows ``start:end`` (for an empty range: the part where ``start`` falls)."""
+        """The parts that hold body rows ``start:end`` (for an empty range: the part where ``start`` falls). A part
+        left with no rows (only a repeated header) goes with the pieces that meet at its place, so that every part is
+        in some piece's ``doc_items``."""
         bounds = [*self.row_starts[1:], len(self.rows.body)]
         parts = self.tables
         held = tuple(
-            t for t, lo, hi in zip(parts, self.row_starts, bounds, strict=True) if lo < end and start < hi and lo < hi
+            t
+            for t, lo, hi in zip(parts, self.row_starts, bounds, strict=True)
+            if (lo < end and start < hi) or (lo == hi and start <= lo <= end)
         )
         if held:
             return held

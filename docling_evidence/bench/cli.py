@@ -14,6 +14,8 @@ from typing import Annotated
 
 import typer
 
+from docling_evidence.cli_common import with_default
+
 app = typer.Typer(
     name="bench",
     help="Retrieval benchmark: EvidenceChunker against Docling's chunkers (TAT-QA, QA JSONL over DoclingDocuments).",
@@ -24,8 +26,9 @@ app = typer.Typer(
 
 
 def _fail(message: str) -> typer.Exit:
-    typer.echo(f"error: {message}", err=True)
-    return typer.Exit(2)
+    from docling_evidence.cli_common import usage_error
+
+    return usage_error(message)
 
 
 def _split(spec: str) -> list[str]:
@@ -41,11 +44,17 @@ def _command_line() -> list[str]:
 @app.command()
 def run(
     output: Annotated[Path, typer.Option("-o", "--output", help="Folder for results.json, report.md and plots.")],
-    tatqa: Annotated[Path | None, typer.Option(help="TAT-QA JSON file (e.g. tatqa_dataset_dev.json).")] = None,
+    tatqa: Annotated[
+        Path | None, typer.Option(help=with_default("TAT-QA JSON file (e.g. tatqa_dataset_dev.json).", "none"))
+    ] = None,
     contexts_per_doc: Annotated[int, typer.Option(help="TAT-QA contexts grouped into one document.")] = 10,
-    limit_contexts: Annotated[int | None, typer.Option(help="Use only the first N TAT-QA contexts.")] = None,
-    qa: Annotated[Path | None, typer.Option(help="QA JSONL file (needs --docs).")] = None,
-    docs: Annotated[Path | None, typer.Option(help="Folder the QA JSONL 'doc' paths are relative to.")] = None,
+    limit_contexts: Annotated[
+        int | None, typer.Option(help=with_default("Use only the first N TAT-QA contexts.", "all"))
+    ] = None,
+    qa: Annotated[Path | None, typer.Option(help=with_default("QA JSONL file (needs --docs).", "none"))] = None,
+    docs: Annotated[
+        Path | None, typer.Option(help=with_default("Folder the QA JSONL 'doc' paths are relative to.", "none"))
+    ] = None,
     arms: Annotated[str, typer.Option(help="Comma-separated arms, or 'all'.")] = "all",
     retrieval: Annotated[str, typer.Option(help="Comma-separated: dense, bm25, hybrid.")] = "dense,bm25,hybrid",
     scope: Annotated[str, typer.Option(help="Retrieval scope: doc, corpus, or both as 'doc,corpus'.")] = "doc",
@@ -60,7 +69,7 @@ def run(
         ),
     ] = 256,
     seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = 0,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress on stderr.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help=with_default("No progress on stderr.", "off"))] = False,
 ) -> None:
     """Chunk, index and query a dataset with every arm; write results.json and the report into OUTPUT."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -151,12 +160,14 @@ def targets(
     limits: Annotated[str, typer.Option(help="Comma-separated chunk limits, each one run.")] = "256,512",
     arms: Annotated[str, typer.Option(help="Comma-separated arms.")] = "hybrid,hybrid-pooled,evidence",
     retrieval: Annotated[str, typer.Option(help="Comma-separated: dense, bm25.")] = "dense,bm25",
-    limit_contexts: Annotated[int | None, typer.Option(help="Use only the first N TAT-QA contexts.")] = None,
+    limit_contexts: Annotated[
+        int | None, typer.Option(help=with_default("Use only the first N TAT-QA contexts.", "all"))
+    ] = None,
     embedder: Annotated[str, typer.Option(help="'default' (bundled all-MiniLM-L6-v2), a model folder, 'hashing'.")] = (
         "default"
     ),
     seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = 0,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress on stderr.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help=with_default("No progress on stderr.", "off"))] = False,
 ) -> None:
     """Issue 10's targets: hybrid vs evidence vs the pooled-hybrid control at each limit; write targets.md.
 

@@ -33,6 +33,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from docling_evidence.cli_common import with_default
+
 if TYPE_CHECKING:
     import numpy as np
 
@@ -621,8 +623,9 @@ def _command_line() -> str:
 
 
 def _fail(msg: str) -> None:
-    typer.echo(f"error: {msg}", err=True)
-    raise typer.Exit(2)
+    from docling_evidence.cli_common import usage_error
+
+    raise usage_error(msg)
 
 
 @sweep_app.command("run")
@@ -631,7 +634,8 @@ def run_command(
         "docs/results/sweep"
     ),
     tatqa: Annotated[
-        Path | None, typer.Option(help="TAT-QA JSON (e.g. ../shared/data/tatqa/tatqa_dataset_dev.json).")
+        Path | None,
+        typer.Option(help=with_default("TAT-QA JSON (e.g. ../shared/data/tatqa/tatqa_dataset_dev.json).", "none")),
     ] = None,
     limit_contexts: Annotated[int, typer.Option(help="TAT-QA: first N contexts (0: all).")] = 50,
     contexts_per_doc: Annotated[int, typer.Option(help="TAT-QA: contexts grouped into one document.")] = 10,
@@ -641,7 +645,7 @@ def run_command(
     ] = "default",
     seed: Annotated[int, typer.Option(help="Seed of the boundary corpus.")] = 20241129,
     rounds: Annotated[int, typer.Option(help="Measured rounds (arm order rotated each round).")] = 3,
-    tatqa_rounds: Annotated[int | None, typer.Option(help="Rounds for TAT-QA (default: --rounds).")] = None,
+    tatqa_rounds: Annotated[int | None, typer.Option(help=with_default("Rounds for TAT-QA.", "--rounds"))] = None,
     warmup: Annotated[int, typer.Option(help="Warm-up passes before the measured rounds.")] = 1,
     batch_size: Annotated[int, typer.Option(help="Texts per embedding request (at most 64).")] = MAX_BATCH,
     profiles: Annotated[str, typer.Option(help="Fixed-size profiles, SIZE/OVERLAP,...")] = _PROFILES_SPEC,
@@ -723,7 +727,7 @@ def run_command(
 @sweep_app.command("report")
 def report_command(
     results_json: Annotated[Path, typer.Argument(help="A sweep_results.json.")],
-    out: Annotated[Path | None, typer.Option(help="Output folder (default: the JSON's folder).")] = None,
+    out: Annotated[Path | None, typer.Option(help=with_default("Output folder.", "the JSON's folder"))] = None,
 ) -> None:
     """Regenerate the Markdown report and the plots from a results JSON."""
     import json

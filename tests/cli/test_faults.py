@@ -348,16 +348,20 @@ def _commands(group: object, prefix: tuple[str, ...] = ()) -> list[tuple[tuple[s
     return found
 
 
-@pytest.mark.parametrize("name", ["chunk", "inspect", "example"])
-def test_every_option_help_shows_its_default(runner: CliRunner, name: str) -> None:
-    result = runner.invoke(app, [name, "--help"], env={"COLUMNS": "400", "TERMINAL_WIDTH": "400"})
+_LEAVES = [path for path, command in _commands(app) if path and not hasattr(command, "commands")]
+
+
+@pytest.mark.parametrize("path", _LEAVES, ids=[" ".join(p) for p in _LEAVES])
+def test_every_option_help_shows_its_default(runner: CliRunner, path: tuple[str, ...]) -> None:
+    """Every command (chunk, inspect, example, bench ..., bench sweep ...): each optional option's row shows it."""
+    result = runner.invoke(app, [*path, "--help"], env={"COLUMNS": "400", "TERMINAL_WIDTH": "400"})
     assert result.exit_code == 0
     commands = dict(_commands(app))
-    options = [p for p in commands[(name,)].params if p.param_type_name == "option" and not p.required]
-    assert options
+    options = [p for p in commands[path].params if p.param_type_name == "option" and not p.required]
+    assert options or path == ("bench", "report")  # its only option, -o, is required
     for option in options:
         flag = max(option.opts, key=len)
-        rows = [line for line in result.stdout.splitlines() if f"{flag} " in line or line.rstrip().endswith(flag)]
+        rows = [line for line in result.stdout.splitlines() if re.match(rf"^\W*{re.escape(flag)}\s", line)]
         assert rows and "[default: " in rows[0], (flag, rows)
 
 
@@ -367,3 +371,11 @@ def test_help_defaults_match_the_chunker() -> None:
 
     assert EvidenceChunker.model_fields["bbox_threshold"].default == 300.0
     assert DEFAULT_MAX_TOKENS == 256
+
+
+def test_reports_in_an_input_folder_are_not_read_back(runner: CliRunner, doc_json: Path) -> None:
+    folder = doc_json.parent
+    for _ in range(2):
+        result = runner.invoke(app, ["inspect", str(folder), "-o", str(folder)])
+        assert result.exit_code == 0, result.stderr
+    assert sorted(p.name for p in folder.iterdir()) == ["report.inspect.html", "report.json"]

@@ -163,6 +163,34 @@ def test_page_headers_between_are_furniture(between: str) -> None:
     assert verdict(two_part_doc(between=between)).merge
 
 
+def _text_before_second_table(doc: DoclingDocument, text: str, box: tuple[float, float, float, float]) -> None:
+    """Add a text on page 2 and move it right before the second table in reading order (as Docling emits a cell it
+    left out of the grid)."""
+    item = doc.add_text(label=DocItemLabel.TEXT, text=text, prov=prov(2, *box))
+    doc.body.children.remove(item.get_ref())
+    doc.body.children.insert(doc.body.children.index(doc.tables[1].get_ref()), item.get_ref())
+
+
+@pytest.mark.parametrize(
+    ("text", "box", "merged"),
+    [
+        ("D2111", (52, 380, 80, 392), True),  # a short text inside the part's box: a stray cell
+        ("-", (555, 300, 567, 310), True),  # overhanging the box by a few points still counts
+        ("D2111", (52, 500, 80, 512), False),  # below the part, outside its box: something between
+        ("Licences renewed for the year 2010 are listed", (52, 380, 500, 392), False),  # a sentence, not a cell
+    ],
+)
+def test_stray_cells_inside_a_part_are_part_of_the_table(
+    text: str, box: tuple[float, float, float, float], merged: bool
+) -> None:
+    doc = two_part_doc()
+    _text_before_second_table(doc, text, box)
+    v = verdict(doc)
+    assert v.merge is merged
+    if not merged:
+        assert v.reason == "not adjacent"
+
+
 def test_a_captioned_table_at_the_top_of_the_next_page_is_not_merged() -> None:
     """Its caption stands above it (a body item between the parts), below it (linked by Docling) or as a
     "Table 2" text under it: each time a table of its own."""
@@ -439,3 +467,17 @@ def test_fixture_count_script_counts_joined_parts(tmp_path: Path) -> None:
     text = page.read_text()
     assert text.startswith("intro\n") and text.endswith("outro\n") and "old" not in text
     assert "| `three.json` | 3 | 2 | 2 | 3: 1–3 | 1 / 3 |" in text
+    assert row["output_changed"] is True
+
+
+def test_a_part_holding_only_the_repeated_header_is_still_listed() -> None:
+    """Page 2 holds only the repeated header row (then page 3 the rows): the part adds no row but stays in a
+    piece's doc_items, so every TableItem of the unit is cited somewhere and none is lost to the text chunks."""
+    doc = paged_doc(pages=3, height=PAGE_H)
+    add_table(doc, HEADER, body(0, 3), provs=[prov(1, 50, 100, 560, 760)])
+    add_table(doc, HEADER, [], provs=[prov(2, 50, 40, 560, 760)])
+    add_table(doc, (), body(3, 3), provs=[prov(3, 50, 40, 560, 300)])
+    (pieces,) = table_units(doc).values()
+    held = {ref for c in pieces for ref, role in c.meta.roles.items() if role == "table"}
+    assert held == {"#/tables/0", "#/tables/1", "#/tables/2"}
+    assert shown_rows(pieces) == [f"R{i:04d}" for i in range(6)]
