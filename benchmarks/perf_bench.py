@@ -498,11 +498,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--throughput", action="store_true", help="also time the CLI with --jobs 1/2 and Ray")
     parser.add_argument("--write-docs", action="store_true", help="update docs/performance.md and the plot")
     parser.add_argument("--json", type=Path, help="write the raw results here")
+    parser.add_argument("--from-json", type=Path, help="report earlier raw results instead of measuring")
     args = parser.parse_args(argv)
-    if not FIXTURES.is_dir():
+    if args.from_json:
+        results = json.loads(args.from_json.read_text(encoding="utf-8"))
+    elif not FIXTURES.is_dir():
         print(f"no fixtures at {FIXTURES}: nothing to measure")
         return 0
-    results = run(args.quick, args.repeats, args.throughput)
+    else:
+        results = run(args.quick, args.repeats, args.throughput)
     print(markdown(results))
     if args.json:
         args.json.write_text(json.dumps(results, indent=1), encoding="utf-8")
