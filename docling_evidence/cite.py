@@ -928,7 +928,8 @@ def format_text(report: CitationReport, max_evidence: int = 5) -> str:
                 for e in c.elsewhere[:max_evidence]:
                     lines.append(f"    {_where(e)}: {_excerpt(e.text, 70)}")
             elif not c.evidence:
-                lines.append(f"    found nowhere in {scope}")
+                where = f"{scope}, nor elsewhere in the document" if report.chunks_given else scope
+                lines.append(f"    found nowhere in {where}")
             else:
                 lines.append(
                     f"    too little of it found (fewer than {MIN_NGRAM_COVERAGE:.0%} of its {NGRAM_N}-grams, "

@@ -207,6 +207,7 @@ def test_only_cited_chunks_support_and_elsewhere_says_where() -> None:
     assert [(e.ref, e.row, e.col) for e in number.elsewhere] == [("#/tables/0", 1, 1)]
     assert "not in the cited chunks" in format_text(report)
     assert not check_answer("1,496.5", doc, chunks=[]).supported
+    assert "nor elsewhere in the document" in format_text(check_answer("9,999", doc, chunks=[para]))
 
 
 def test_table_cell_counts_only_when_the_chunk_shows_its_row() -> None:

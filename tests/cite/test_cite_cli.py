@@ -102,3 +102,19 @@ def test_cite_help_names_every_default() -> None:
     for flag in ("--chunks", "--format", "--strict"):
         [row] = [line for line in result.stdout.splitlines() if f"{flag} " in line]
         assert "[default: " in row, row
+
+
+def test_document_without_layout_gives_null_page_and_box(tmp_path: Path) -> None:
+    from docling_core.types.doc import DocItemLabel, DoclingDocument
+    from docs_builder import add_table
+
+    doc = DoclingDocument(name="plain")
+    add_table(doc, [["", "2019"]], [["Revenue", "1,496.5"]])
+    doc.add_text(label=DocItemLabel.TEXT, text="Revenue grew strongly.")
+    path = tmp_path / "plain.json"
+    doc.save_as_json(path)
+    result = _run("cite", str(path), "-a", "Revenue grew strongly to 1,496.5.", "-f", "json")
+    data = json.loads(result.stdout)
+    assert data["supported"] and not data["has_layout"]
+    evidence = [e for c in data["claims"] for e in c["evidence"]]
+    assert evidence and all(e["page"] is None and e["bbox"] is None for e in evidence)
