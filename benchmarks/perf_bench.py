@@ -32,6 +32,7 @@ import argparse
 import json
 import os
 import platform
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -292,7 +293,7 @@ def throughput(files: list[Path], copies: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as inputs:
         for c in range(copies):
             for k, f in enumerate(files):
-                (Path(inputs) / f"{c:02d}-{k:03d}-{f.name}").symlink_to(f)
+                shutil.copyfile(f, Path(inputs) / f"{c:02d}-{k:03d}-{f.name}")  # copies: the CLI dedups links
         n = copies * len(files)
         runs = (("--jobs 1", ["--jobs", "1"]), ("--jobs 2", ["--jobs", "2"]), ("--engine ray", ["--engine", "ray"]))
         for label, extra in runs:

@@ -209,8 +209,12 @@ def _check_ray() -> None:
 @contextlib.contextmanager
 def _ray_outcomes(files: list[Path], settings: ChunkSettings, address: str | None) -> Iterator[Iterator[FileOutcome]]:
     """The outcomes of ``files`` processed on Ray actors (``docling_evidence.ray``), in input order."""
-    from docling_evidence.ray import chunk_files
+    from docling_evidence.ray import chunk_files, connect
 
+    try:
+        connect(address)
+    except RuntimeError as exc:
+        raise usage_error(str(exc)) from None
     options = {k: v for k, v in vars(settings).items() if v is not None}
     yield (
         FileOutcome(path, records=records, error=error, warnings=warnings)

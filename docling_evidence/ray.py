@@ -181,6 +181,34 @@ def write_jsonl(dataset: Any, path: str | Path) -> int:
     return count
 
 
+def connect(address: str | None = None, num_cpus: int | None = None) -> None:
+    """Join the Ray cluster at ``address`` (``"auto"``, ``"ray://host:10001"``), or start a local one with ``num_cpus``
+    CPUs (default: all) when ``address`` is None; nothing when Ray is already initialised.
+
+    Raises:
+        RuntimeError: when Ray cannot start or connect (one line, naming the cause).
+    """
+    import ray
+
+    logging.getLogger("ray").setLevel(logging.WARNING)
+    logging.getLogger("ray.data").setLevel(logging.WARNING)
+    if ray.is_initialized():
+        return
+    try:
+        ray.init(
+            logging_level=logging.WARNING,
+            address=address,
+            num_cpus=num_cpus if address is None else None,
+            include_dashboard=False,
+            log_to_driver=False,
+            configure_logging=False,
+        )
+    except Exception as exc:  # ConnectionError, TimeoutError, ray's own start-up errors
+        where = f"the Ray cluster at {address}" if address else "a local Ray instance"
+        message = " ".join(str(exc).split())[:200]
+        raise RuntimeError(f"could not start or join {where}: {type(exc).__name__}: {message}") from exc
+
+
 def chunk_files(
     files: Sequence[str | Path],
     *,
@@ -190,22 +218,11 @@ def chunk_files(
 ) -> Iterator[tuple[str, list[dict[str, Any]], str | None, list[str]]]:
     """Chunk ``files`` on Ray; yields ``(path, records, error, warnings)`` per file in input order (``--engine ray``).
 
-    Connects to the cluster at ``address`` (``"auto"``, ``"ray://host:10001"``), or starts a local one with
-    ``num_cpus`` CPUs (default: all) when ``address`` is None and Ray is not initialised yet.
+    Calls :func:`connect` with ``address`` and ``num_cpus`` first.
     """
     import ray
 
-    logging.getLogger("ray").setLevel(logging.WARNING)
-    logging.getLogger("ray.data").setLevel(logging.WARNING)
-    if not ray.is_initialized():
-        ray.init(
-            logging_level=logging.WARNING,
-            address=address,
-            num_cpus=num_cpus if address is None else None,
-            include_dashboard=False,
-            log_to_driver=False,
-            configure_logging=False,
-        )
+    connect(address, num_cpus)
     ctx = ray.data.DataContext.get_current()
     ctx.execution_options.preserve_order = True
     ctx.enable_progress_bars = False
