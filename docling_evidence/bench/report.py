@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from docling_evidence.bench.pareto import ParetoPoint, pareto_front
+from docling_evidence.bench.run import RESULTS_SCHEMA
 from docling_evidence.bench.summary import summarize
 from docling_evidence.safe_write import write_bytes, write_text
 
@@ -20,7 +21,7 @@ def load_results(path: str | Path) -> dict[str, Any]:
     """Read a results JSON written by ``run``.
 
     Raises:
-        ValueError: if the file is missing, not JSON, or not a benchmark results document.
+        ValueError: if the file is missing, not JSON, not a benchmark results document, or of another schema.
     """
     path = Path(path)
     if not path.is_file():
@@ -32,6 +33,11 @@ def load_results(path: str | Path) -> dict[str, Any]:
     missing = [k for k in ("schema", "seed", "config", "questions", "runs", "arms") if k not in data]
     if not isinstance(data, dict) or missing:
         raise ValueError(f"{path}: not a benchmark results file (missing {', '.join(missing) or 'object'})")
+    if data["schema"] != RESULTS_SCHEMA:
+        raise ValueError(
+            f"{path}: results schema {data['schema']!r}, expected {RESULTS_SCHEMA!r}; results of schema 1 judged "
+            "max-pool hits on the whole re-assembled unit, not on the chunk that ranks: re-run 'bench run'"
+        )
     return data
 
 

@@ -70,3 +70,23 @@ def test_targets_command_rejects_a_bad_limit(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["targets", "--tatqa", "x.json", "--limits", "0", "-o", str(tmp_path)])
     assert result.exit_code == 2
     assert "--limits" in result.output
+
+
+def test_report_refuses_results_judged_the_old_way(tmp_path: Path) -> None:
+    old = tmp_path / "results.json"
+    old.write_text(
+        json.dumps(
+            {
+                "schema": "docling-evidence-bench-results/1",
+                "seed": 0,
+                "config": {},
+                "questions": [],
+                "runs": [],
+                "arms": {},
+            }
+        )
+    )
+    result = CliRunner().invoke(app, ["report", str(old), "-o", str(tmp_path / "out")])
+    assert result.exit_code == 2
+    assert "re-assembled unit" in result.output
+    assert not (tmp_path / "out").exists()
