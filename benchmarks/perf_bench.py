@@ -431,7 +431,7 @@ def markdown(results: dict[str, Any]) -> str:
         "",
         f"Sizing 10 million documents of this kind (DoclingDocument JSON in, chunk records out) from that cost: "
         f"{core_hours:,.0f} CPU-hours of chunking, i.e. one Ray actor (1 CPU, about "
-        f"{max(1.0, pipe['peak_rss_mib'] * 1.5 / 1024):.1f} GiB with headroom over the measured peak) per worker "
+        f"{pipe['peak_rss_mib'] * 1.5 / 1024:.2f} GiB: the measured peak plus half) per worker "
         "core:",
         "",
         "| actors (1 CPU each) | hours | memory for the actors |",
