@@ -38,7 +38,9 @@ thousands separators):
   and the source has a different known scale (its own word, or the table's "in thousands" / "$'000" marker in the
   caption, header cells or footnotes) the values are compared after scaling, to the precision the claim is written
   with (``$1.5 million`` is supported by ``1,496.5`` in a table "in thousands"); two different known scales with the
-  same digits do not match. A number found nowhere is unsupported.
+  same digits do not match. A number right after "Table", "Figure", "Note", "page", "section", "item", "no." or "#"
+  is a label: it matches only a label ("Section 404" in the answer and the text), never a value ("Table 1" does
+  not support "$1 million"). A number found nowhere is unsupported.
 - A quoted span is supported by a source holding it verbatim (normalised, at word boundaries).
 - A sentence is supported when at least :data:`MIN_NGRAM_COVERAGE` of its word :data:`NGRAM_N`-grams (n-grams made
   only of stop words do not count) occur in the sources, each n-gram inside one source, **and** every number and
@@ -104,6 +106,11 @@ _NUMBER = re.compile(
     r"(?:\s?(?P<scale>thousands?|millions?|billions?|trillions?|bn|mn|mm|m|k)\b)?",
     re.IGNORECASE,
 )
+_LABEL_BEFORE = re.compile(
+    r"(?:\btable|\btab\.|\bfigure|\bfig\.|\bnotes?|\bpage|\bsection|\bitem|\bchapter|\bappendix|\bexhibit|\bno\.|#)\s?$",
+    re.IGNORECASE,
+)
+"""A number right after one of these words labels something ("Table 1", "Note 2"): not a value to cite."""
 _QUOTE = re.compile(r"\"([^\"\n]+)\"|\u201c([^\u201d\n]+)\u201d|\u00ab\s?([^\u00bb\n]+?)\s?\u00bb")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"\u201c(A-Z0-9$€£¥])|\n+")
 _WORD = re.compile(r"\w+(?:[.,]\d+)*")
@@ -133,9 +140,11 @@ class Number:
     scale: Decimal | None
     """Multiplier of the scale word that follows it (``million`` -> 10**6), else None."""
     decimals: int
+    label: bool = False
+    """It labels something ("Table 1", "Note 2", "Section 404"): it matches only another label, never a value."""
 
 
-def _parse_number(m: re.Match[str]) -> Number | None:
+def _parse_number(m: re.Match[str], text: str = "") -> Number | None:
     raw = m.group("num").replace(",", "")
     try:
         value = Decimal(raw)
@@ -152,6 +161,7 @@ def _parse_number(m: re.Match[str]) -> Number | None:
         percent=bool(m.group("pct")),
         scale=_SCALE_WORDS.get(scale_word),
         decimals=decimals,
+        label=bool(text) and _LABEL_BEFORE.search(text, max(0, m.start() - 12), m.start()) is not None,
     )
 
 
@@ -192,7 +202,7 @@ def extract_claims(answer: str) -> list[ClaimSpan]:
         if _WORD.search(text):
             claims.append(ClaimSpan(text, "quote", m.start(g), m.end(g)))
     for m in _NUMBER.finditer(answer):
-        n = _parse_number(m)
+        n = _parse_number(m, answer)
         if n is None:
             continue
         start, end = _number_span(m, n)
@@ -290,7 +300,7 @@ def _ngrams(norm: str) -> frozenset[tuple[str, ...]]:
 
 
 def _numbers(norm: str) -> tuple[Number, ...]:
-    return tuple(n for m in _NUMBER.finditer(norm) if (n := _parse_number(m)) is not None)
+    return tuple(n for m in _NUMBER.finditer(norm) if (n := _parse_number(m, norm)) is not None)
 
 
 def _table_scale(texts: Iterable[str]) -> Decimal | None:
@@ -663,7 +673,7 @@ def number_match(claim: Number, source: Number, source_scale: Decimal | None) ->
     A negative claim needs a negative source; an unsigned claim also matches a negative source (``"unsigned"``: "a
     loss of 9,819" for a cell "(9,819)" — the sign is in the words).
     """
-    if claim.negative and not source.negative:
+    if (claim.negative and not source.negative) or claim.label != source.label:
         return None
     scale = source.scale or source_scale
     same: MatchKind = "unsigned" if source.negative and not claim.negative else "exact"

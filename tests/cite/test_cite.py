@@ -290,3 +290,51 @@ def test_real_fixture_cell_box_and_page(shared_dir: Path) -> None:
     height = doc.pages[ev.page].size.height
     tbox = table.prov[0].bbox.to_top_left_origin(page_height=height)
     assert tbox.l <= ev.bbox[0] and ev.bbox[2] <= tbox.r and tbox.t <= ev.bbox[1] and ev.bbox[3] <= tbox.b
+
+
+def test_cell_of_a_table_over_two_pages_gets_the_page_whose_box_holds_it() -> None:
+    doc = paged_doc(2)
+    table = add_table(
+        doc,
+        [["", "2019"]],
+        [["Revenue", "1,496.5"], ["Cost", "812.3"]],
+        provs=[prov(1, 50, 600, 550, 780), prov(2, 50, 40, 550, 120)],
+    )
+    _cell_box(doc, table.self_ref, 1, 1, (300, 700, 340, 710))  # inside the page-1 part
+    _cell_box(doc, table.self_ref, 2, 1, (300, 60, 340, 70))  # inside the page-2 part
+    first = _only(check_answer("1,496.5", doc), "number").evidence[0]
+    second = _only(check_answer("812.3", doc), "number").evidence[0]
+    assert (first.page, first.bbox, first.box_source) == (1, (300, 700, 340, 710), "cell")
+    assert (second.page, second.bbox, second.box_source) == (2, (300, 60, 340, 70), "cell")
+
+
+@pytest.mark.parametrize(
+    ("header", "footnote"),
+    [([["", "$'000"]], ()), ([["", "2019"]], ("All amounts in millions of dollars.",))],
+)
+def test_table_scale_from_header_cell_or_footnote(header: list[list[str]], footnote: tuple[str, ...]) -> None:
+    doc = DoclingDocument(name="scales")
+    add_table(doc, header, [["Revenue", "2,500"]], footnotes=footnote)
+    scale_word = "million" if footnote else "thousand"
+    other = "billion" if footnote else "million"
+    claim = _only(check_answer(f"$2.5 {other}", doc), "number")
+    assert claim.supported and claim.evidence[0].match == "scaled"
+    assert _only(check_answer(f"2,500 {scale_word}", doc), "number").evidence[0].match == "exact"
+    assert not _only(check_answer(f"2,500 {other}", doc), "number").supported
+
+
+def test_label_numbers_are_not_values() -> None:
+    doc = report_doc()  # caption "Table 1: Results (in thousands)"
+    assert not _only(check_answer("1", doc), "number").supported
+    doc.add_text(label=DocItemLabel.TEXT, text="See Note 7 and page 12; revenue was 7.")
+    [ev] = _only(check_answer("7", doc), "number").evidence
+    assert ev.text.endswith("revenue was 7.")
+    assert {e.kind for e in _only(check_answer("12", doc), "number").evidence} == {"table_cell"}  # not "page 12"
+
+
+def test_label_numbers_match_labels() -> None:
+    doc = DoclingDocument(name="labels")
+    doc.add_text(label=DocItemLabel.TEXT, text="Controls are audited under Section 404 of the Act.")
+    assert _only(check_answer("Section 404", doc), "number").supported
+    assert not _only(check_answer("404", doc), "number").supported  # a value 404 is not the label
+    assert not _only(check_answer("Section 405", doc), "number").supported

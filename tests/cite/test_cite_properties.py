@@ -106,3 +106,21 @@ def test_claim_spans_point_into_the_answer(answer: str) -> None:
         assert answer[c.start : c.end].strip() == c.text
         assert c.kind != "number" or c.number is not None
     assert claims == extract_claims(answer)  # deterministic
+
+
+@SETTINGS
+@given(st.integers(1, 10**9), st.integers(0, 2))
+def test_a_scaled_claim_verifies_to_the_cell_at_the_precision_written(thousands: int, decimals: int) -> None:
+    doc = DoclingDocument(name="scaled")
+    add_table(doc, [["", "Amount"]], [["Revenue", f"{thousands:,}"]], caption="Table 1 (in thousands)")
+    millions = Decimal(thousands) / 1000
+    written = f"${millions:,.{decimals}f} million"
+    [number] = [c for c in check_answer(written, doc).claims if c.kind == "number"]
+    rounded = Decimal(f"{millions:.{decimals}f}")
+    if rounded == 0:
+        return  # "0 million" claims nothing that a cell could support
+    assert number.supported and (1, 1) in {(e.row, e.col) for e in number.evidence}
+    # two units more at the written precision is another amount (one more can still be a rounding of an exact half)
+    bigger = f"${rounded + 2 * Decimal(1).scaleb(-decimals):,.{decimals}f} million"
+    [wrong] = [c for c in check_answer(bigger, doc).claims if c.kind == "number"]
+    assert not wrong.supported
