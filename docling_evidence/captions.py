@@ -20,7 +20,9 @@ lower rank; then only that tail is the caption and the paragraph stays in the te
 
 from __future__ import annotations
 
+import math
 import re
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 
 from docling_core.types.doc import DocItemLabel, TableItem, TextItem
@@ -133,10 +135,40 @@ def looks_like_caption(text: str) -> bool:
     return words[0][:1].isupper() or words[0][:1].isdigit() or len(words) <= 12
 
 
+_NUM = r"(?:(?-i:[A-Z])[.\-]?)?\d+(?:[.\-–]\d+)*[a-z]?(?![\w.\-–]\w)|(?-i:[IVXLC]+)\b"
+_MENTION = re.compile(
+    rf"(?:\btables?\b\.?|\btab\.|\btbl\.|표)\s*(?P<nums>(?:{_NUM})(?:\s*(?:,|and|&)\s*(?:{_NUM}))*)",
+    re.IGNORECASE,
+)
+_ONE_NUM = re.compile(_NUM, re.IGNORECASE)
+_FIGURE_MENTION = re.compile(r"(?:\bfig(?:ure)?s?\b\.?|그림)\s*\d", re.IGNORECASE)
+
+
+def normalize_label(label: str) -> str:
+    """The form in which table labels are compared ("3a" and "3A" are the same table)."""
+    return label.upper()
+
+
+def table_mentions(text: str) -> list[tuple[str, int, int]]:
+    """Every table label ``text`` names, with the span of the mention: "as Tables 2 and 3 show" gives
+    ``[("2", a, b), ("3", a, b)]``. Labels are normalised (:func:`normalize_label`); "Table 3.1" names "3.1", not
+    "3"."""
+    found: list[tuple[str, int, int]] = []
+    for m in _MENTION.finditer(text):
+        for num in _ONE_NUM.finditer(m.group("nums")):
+            found.append((normalize_label(num.group(0)), m.start(), m.end()))
+    return found
+
+
+def mentions_figure(text: str) -> bool:
+    """True when ``text`` names a figure ("Figure 5", "Fig. 3", "그림 1")."""
+    return _FIGURE_MENTION.search(text) is not None
+
+
 def mentions_table(text: str, label: str) -> bool:
     """True when ``text`` refers to table ``label`` ("as Table 3 shows", "Tab. 3", "표 3")."""
-    pattern = rf"(?:\btable\.?|\btab\.|\btbl\.|표)\s*{re.escape(label)}(?!\w)(?![.\-–]\d)"
-    return re.search(pattern, text, re.IGNORECASE) is not None
+    wanted = normalize_label(label)
+    return any(found == wanted for found, _a, _b in table_mentions(text))
 
 
 _EMBEDDED_START = re.compile(
@@ -184,27 +216,64 @@ def _merged(index: DocIndex, idx: int, taken: set[str]) -> CaptionMatch | None:
     return CaptionMatch(items=(item,), text=tail, source="text_nearby", partial=True)
 
 
-def _nearby_by_layout(index: DocIndex, t_idx: int, taken: set[str]) -> CaptionMatch | None:
+@dataclass
+class CaptionIndex:
+    """Per page, the texts that could be a table caption (caption-like, Docling ``caption`` label, or ending with a
+    merged caption), as ``(top, reading position)`` sorted by top; built once per document so that each table
+    looks only at the candidates within reach instead of at every item of its page."""
+
+    by_page: dict[int, list[tuple[float, int]]]
+    tallest: dict[int, float]
+
+
+def build_caption_index(index: DocIndex) -> CaptionIndex:
+    """One pass over the document's text items (see :class:`CaptionIndex`)."""
+    by_page: dict[int, list[tuple[float, int]]] = {}
+    tallest: dict[int, float] = {}
+    for idx, item in enumerate(index.items):
+        if not isinstance(item, TextItem) or item.self_ref in index.satellites or not item.text.strip():
+            continue
+        text = item.text.strip()
+        possible = not is_figure_caption(text) and (looks_like_caption(text) or item.label == DocItemLabel.CAPTION)
+        if not (possible or embedded_caption(item.text) is not None):
+            continue
+        for box in index.boxes[item.self_ref]:
+            by_page.setdefault(box.page, []).append((box.top, idx))
+            tallest[box.page] = max(tallest.get(box.page, 0.0), box.bottom - box.top)
+    for entries in by_page.values():
+        entries.sort()
+    return CaptionIndex(by_page, tallest)
+
+
+def _nearby_by_layout(
+    index: DocIndex, t_idx: int, taken: set[str], cap_index: CaptionIndex | None = None
+) -> CaptionMatch | None:
     table_boxes = index.boxes[index.items[t_idx].self_ref]
     best: tuple[tuple[bool, float, int], CaptionMatch] | None = None
-    pages = {b.page for b in table_boxes}
-    for page in pages:
-        for idx in index.pages_of_index.get(page, []):
-            if idx == t_idx:
-                continue
-            match = _match(index, idx, "text_nearby") if _eligible(index, idx, taken, t_idx) else None
-            match = match or _merged(index, idx, taken)
-            if match is None:
-                continue
-            found = nearest_gap(index.boxes[index.items[idx].self_ref], table_boxes)
-            if found is None:
-                continue
-            gap, cap_box, tab_box = found
-            if gap > CAPTION_MAX_GAP_PT or horizontal_overlap(cap_box, tab_box) <= 0:
-                continue
-            rank = (match.partial, gap, abs(idx - t_idx))
-            if best is None or rank < best[0]:
-                best = (rank, match)
+    cap_index = cap_index or build_caption_index(index)
+    near: set[int] = set()
+    for tb in table_boxes:
+        entries = cap_index.by_page.get(tb.page, [])
+        lo = tb.top - CAPTION_MAX_GAP_PT - cap_index.tallest.get(tb.page, 0.0)
+        a = bisect_left(entries, (lo, -1))
+        b = bisect_right(entries, (tb.bottom + CAPTION_MAX_GAP_PT, math.inf))
+        near.update(idx for _top, idx in entries[a:b])
+    for idx in sorted(near):
+        if idx == t_idx:
+            continue
+        match = _match(index, idx, "text_nearby") if _eligible(index, idx, taken, t_idx) else None
+        match = match or _merged(index, idx, taken)
+        if match is None:
+            continue
+        found = nearest_gap(index.boxes[index.items[idx].self_ref], table_boxes)
+        if found is None:
+            continue
+        gap, cap_box, tab_box = found
+        if gap > CAPTION_MAX_GAP_PT or horizontal_overlap(cap_box, tab_box) <= 0:
+            continue
+        rank = (match.partial, gap, abs(idx - t_idx))
+        if best is None or rank < best[0]:
+            best = (rank, match)
     return best[1] if best else None
 
 
@@ -254,7 +323,12 @@ def _header_row(rows: TableRows) -> CaptionMatch | None:
 
 
 def find_caption(
-    index: DocIndex, table: TableItem, rows: TableRows, taken: set[str], doc_captions: list[TextItem]
+    index: DocIndex,
+    table: TableItem,
+    rows: TableRows,
+    taken: set[str],
+    doc_captions: list[TextItem],
+    cap_index: CaptionIndex | None = None,
 ) -> CaptionMatch | None:
     """Find the caption of ``table`` by the rules above.
 
@@ -264,6 +338,8 @@ def find_caption(
         rows: the table's cell texts (for the header-row rule).
         taken: refs of texts already used as another table's caption; never reused.
         doc_captions: the table's Docling-linked captions that resolve to text items.
+        cap_index: the document's :class:`CaptionIndex` (built on the fly when not given; pass one built once per
+            document to keep caption search linear in the number of tables per page).
     """
     if doc_captions:
         text = "\n".join(c.text.strip() for c in doc_captions if c.text.strip())
@@ -271,7 +347,7 @@ def find_caption(
     t_idx = index.order.get(table.self_ref)
     if t_idx is not None:
         if index.has_layout and index.boxes[table.self_ref]:
-            found = _nearby_by_layout(index, t_idx, taken)
+            found = _nearby_by_layout(index, t_idx, taken, cap_index)
         else:
             found = _nearby_by_order(index, t_idx, taken)
         found = found or _adjacent_page(index, t_idx, taken)

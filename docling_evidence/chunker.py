@@ -27,6 +27,13 @@ _log = logging.getLogger(__name__)
 MIN_PIECE_BUDGET = 16
 """Below this many tokens left after the headings, a unit's pieces are emitted without headings."""
 
+CONTEXT_JOIN_SLACK = 8
+"""Of the room left beside a table, 1/8 (plus 4 tokens) is kept free for the joins between context sentences, which
+are counted one by one."""
+
+CONTEXT_GAP = " … "
+"""Joins the sentences a unit takes from one context paragraph when it does not take them all."""
+
 
 class EvidenceChunker(BaseChunker):
     r"""Chunker that emits one evidence unit per table — caption, context, table, footnotes — plus text chunks.
@@ -48,7 +55,9 @@ class EvidenceChunker(BaseChunker):
             False), so that no heading text is ever lost.
         bbox_threshold: on paginated documents, the largest vertical distance in points between a table's edge
             and a context paragraph.
-        context_max_tokens: token budget for a unit's context paragraphs; None (default) is half of max_tokens.
+        context_max_tokens: token budget for a unit's context sentences; None (default) is half of max_tokens. A
+            table that fits one piece gets at most the room beside it (sentences naming it excepted), so context
+            never splits it (see docs/context.md).
         sim_threshold: if above 0, a context paragraph must also have at least this cosine similarity to the table
             (needs sentence-transformers and a local model; at 0 no model is ever loaded).
         sim_model: local path of the sentence-transformers model for the similarity gate (default: the
@@ -164,6 +173,8 @@ class EvidenceChunker(BaseChunker):
             def keep(table: TableItem, idxs: list[int]) -> list[bool]:
                 return gate(render_table(table_rows(table, doc), "markdown"), [item_text(i) for i in idxs])
 
+        fmt_name = self.table_format or table_format_of(doc_ser) or "markdown"
+        headings_at = _headings_by_position(index)
         units = build_units(
             doc,
             index,
@@ -172,12 +183,11 @@ class EvidenceChunker(BaseChunker):
             with_footnotes=self.with_footnotes,
             bbox_threshold=self.bbox_threshold,
             context_budget=budget,
-            count_item_tokens=lambda idx: self._count(item_text(idx)),
+            count_text=self._count,
             keep_context=keep,
             merge_continued_tables=self.merge_continued_tables,
+            context_room=lambda u: self._context_room(u, fmt_name, headings_at.get(u.position)),
         )
-        fmt_name = self.table_format or table_format_of(doc_ser) or "markdown"
-        headings_at = _headings_by_position(index)
         unit_chunks = [
             (u.position, self._unit_chunks(u, fmt_name, headings_at.get(u.position), item_text, index)) for u in units
         ]
@@ -224,6 +234,21 @@ class EvidenceChunker(BaseChunker):
         for _pos, chunks in inserts[k:]:
             yield from chunks
 
+    def _context_room(self, unit: EvidenceUnit, fmt_name: TableFormatName, headings: list[str] | None) -> int | None:
+        """Tokens left for context beside a unit that fits one piece without it (None when it does not fit anyway):
+        context never makes a table split that would fit whole."""
+        from docling_evidence.serializer import render_table
+
+        if 2 * (len(unit.rows.header) + len(unit.rows.body)) > self.max_tokens:
+            return None  # every row line costs at least two tokens: it cannot fit (and is not counted)
+        blocks = [unit.caption.text if unit.caption else "", render_table(unit.rows, fmt_name)]
+        blocks += [f.text.strip() for f in unit.footnotes]
+        base = self._count(self._embed_prefix(headings) + "\n\n".join(b for b in blocks if b))
+        if base > self.max_tokens:
+            return None
+        left = self.max_tokens - base
+        return max(0, left - left // CONTEXT_JOIN_SLACK - 4)
+
     # ------------------------------------------------------------------------------------------------------------
     def _embed_prefix(self, headings: list[str] | None) -> str:
         return self.delim.join(headings) + self.delim if headings else ""
@@ -245,10 +270,13 @@ class EvidenceChunker(BaseChunker):
                 "headings of %s leave too little room for the table: emitted without them", unit.table.self_ref
             )
             headings, prefix, budget = None, "", limit
+        n_before = len(unit.context_before)
+        n_context = n_before + len(unit.context_after)
+        context = [_context_text(unit, k, item_text, index) for k in range(n_context)]
         parts = UnitParts(
             caption=unit.caption.text if unit.caption else "",
-            context_before=tuple(item_text(index.order[it.self_ref]) for it in unit.context_before),
-            context_after=tuple(item_text(index.order[it.self_ref]) for it in unit.context_after),
+            context_before=tuple(context[:n_before]),
+            context_after=tuple(context[n_before:]),
             footnotes=tuple(f.text.strip() for f in unit.footnotes if f.text.strip()),
             rows=unit.rows,
             fmt=TABLE_FORMATS[fmt_name],
@@ -271,6 +299,7 @@ class EvidenceChunker(BaseChunker):
         n_before = len(unit.context_before)
         before = [context[i] for i in piece.kept_context if i < n_before]
         after = [context[i] for i in piece.kept_context if i >= n_before]
+        spans = {context[i].self_ref: _shown(context[i].text, unit.spans_of(i), piece.text) for i in piece.kept_context}
         footnotes = list(unit.footnotes) if piece.has_footnotes else []
         members: list[tuple[Any, MemberRole]] = [
             *((it, "caption") for it in caption_items),
@@ -279,6 +308,9 @@ class EvidenceChunker(BaseChunker):
             *((it, "footnote") for it in footnotes),
             *((it, "context") for it in after),
         ]
+        # a paragraph holding the table's merged caption may also give context: listed once, as the caption
+        seen: set[str] = set()
+        members = [(it, role) for it, role in members if not (it.self_ref in seen or seen.add(it.self_ref))]
         meta = EvidenceMeta(
             doc_items=[it for it, _ in members],
             headings=headings,
@@ -290,6 +322,7 @@ class EvidenceChunker(BaseChunker):
             caption_source=unit.caption.source if unit.caption else None,
             roles={it.self_ref: role for it, role in members},
             rows=piece.rows,
+            context_spans=spans,
         )
         return EvidenceChunk(text=piece.text, meta=meta)
 
@@ -330,6 +363,35 @@ class EvidenceChunker(BaseChunker):
             size = max(1, size - max(1, size // 16))
         _log.warning("a text chunk over %d tokens was cut into %d pieces", self.max_tokens, len(out))
         return out
+
+
+def _context_text(unit: EvidenceUnit, k: int, item_text: Any, index: DocIndex) -> str:
+    """The k-th context paragraph as the unit shows it: rendered whole, or its chosen sentences joined by " … "."""
+    item = (*unit.context_before, *unit.context_after)[k]
+    spans = unit.spans_of(k)
+    if spans == ((0, len(item.text)),):
+        return item_text(index.order[item.self_ref])
+    return CONTEXT_GAP.join(item.text[a:b] for a, b in spans)
+
+
+def _shown(text: str, spans: tuple[tuple[int, int], ...], shown: str) -> list[tuple[int, int]]:
+    """The part of ``spans`` (of ``text``) that ``shown`` holds: all of them, or — when the splitter kept only an
+    excerpt of the context — the spans up to the longest prefix it shows."""
+    if all(text[a:b] in shown for a, b in spans):
+        return list(spans)
+    out: list[tuple[int, int]] = []
+    for a, b in spans:
+        if text[a:b] in shown:
+            out.append((a, b))
+            continue
+        lo, hi = 0, b - a  # longest prefix of text[a:b] found in ``shown``
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            lo, hi = (mid, hi) if text[a : a + mid] in shown else (lo, mid - 1)
+        if text[a : a + lo].strip():
+            out.append((a, a + len(text[a : a + lo].rstrip())))
+        break
+    return out
 
 
 def _anchor(chunk: DocChunk, index: DocIndex) -> int:

@@ -39,8 +39,8 @@ thousands separators):
   caption, header cells or footnotes) the values are compared after scaling, to the precision the claim is written
   with (``$1.5 million`` is supported by ``1,496.5`` in a table "in thousands"); two different known scales with the
   same digits do not match. A number right after "Table", "Figure", "Note", "page", "section", "item", "no." or "#"
-  is a label: it matches only a label ("Section 404" in the answer and the text), never a value ("Table 1" does
-  not support "$1 million"). A number found nowhere is unsupported.
+  is a label: it matches only the same label ("Section 404" in the answer and the text; "Table 1" is not
+  "Figure 1"), never a value ("Table 1" does not support "$1 million"). A number found nowhere is unsupported.
 - A quoted span is supported by a source holding it verbatim (normalised, at word boundaries).
 - A sentence is supported when at least :data:`MIN_NGRAM_COVERAGE` of its word :data:`NGRAM_N`-grams (n-grams made
   only of stop words do not count) occur in the sources, each n-gram inside one source, **and** every number and
@@ -111,6 +111,7 @@ _LABEL_BEFORE = re.compile(
     re.IGNORECASE,
 )
 """A number right after one of these words labels something ("Table 1", "Note 2"): not a value to cite."""
+_LABEL_ALIASES = {"tab": "table", "fig": "figure", "notes": "note", "#": "no"}
 _QUOTE = re.compile(r"\"([^\"\n]+)\"|\u201c([^\u201d\n]+)\u201d|\u00ab\s?([^\u00bb\n]+?)\s?\u00bb")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"\u201c(A-Z0-9$€£¥])|\n+")
 _WORD = re.compile(r"\w+(?:[.,]\d+)*")
@@ -140,8 +141,18 @@ class Number:
     scale: Decimal | None
     """Multiplier of the scale word that follows it (``million`` -> 10**6), else None."""
     decimals: int
-    label: bool = False
-    """It labels something ("Table 1", "Note 2", "Section 404"): it matches only another label, never a value."""
+    label: str = ""
+    """The word it numbers ("table" for "Table 1", "note", "section", ...), else "": a label matches only the same
+    label ("Table 1" is not "Figure 1"), never a value."""
+
+
+def _label_word(text: str, start: int) -> str:
+    """The label word right before ``start`` in ``text`` ("table", "figure", "note", ...), or ""."""
+    m = _LABEL_BEFORE.search(text, max(0, start - 12), start) if text else None
+    if m is None:
+        return ""
+    word = m.group().strip().lower().rstrip(".")
+    return _LABEL_ALIASES.get(word, word)
 
 
 def _parse_number(m: re.Match[str], text: str = "") -> Number | None:
@@ -161,7 +172,7 @@ def _parse_number(m: re.Match[str], text: str = "") -> Number | None:
         percent=bool(m.group("pct")),
         scale=_SCALE_WORDS.get(scale_word),
         decimals=decimals,
-        label=bool(text) and _LABEL_BEFORE.search(text, max(0, m.start() - 12), m.start()) is not None,
+        label=_label_word(text, m.start()),
     )
 
 

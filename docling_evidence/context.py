@@ -1,30 +1,237 @@
-"""Pick the body paragraphs that explain a table.
+"""Pick the context of a table: the paragraphs — and within long paragraphs the sentences — that explain it.
 
 Candidates, on paginated documents (items carry boxes):
-- paragraphs on the table's page within ``bbox_threshold`` points of its top or bottom edge, with no section
-  header between them and the table in reading order;
+- paragraphs on the table's pages within ``bbox_threshold`` points of its top or bottom edge (at most
+  ``MAX_LAYOUT_NEIGHBOURS`` nearest on each side per page), with no section header between them and the table in
+  reading order;
 - the paragraph right before (after) the table in reading order when it sits on the previous (next) page, i.e.
-  the table opens (closes) its page;
-- any paragraph on the same or an adjacent page that names the table ("Table 3 shows ...").
+  the table opens (closes) its page.
 On documents without layout (HTML, DOCX, Markdown): the nearest ``MAX_ORDER_STEPS`` paragraphs before and after
-the table in the same section, plus paragraphs of that section that name it.
+the table in the same section. On both: any paragraph of the document that names the table ("Table 3 shows ...")
+— when several tables carry the same label, the nearest of them.
 
-Ranking: naming the table first, then same column, then distance (points, or reading-order steps), then reading
-order. Paragraphs are taken nearest first while they fit in the token budget; the chosen ones are returned in
-reading order, split into those before and those after the table.
+Precision, per sentence (:func:`sentence_spans`): a sentence that names the table is always relevant, and so is the
+next one (the explanation usually goes on); a sentence that names another table or a figure, and not this table,
+is not about it; any other sentence is relevant when the words and numbers it shares with the table's caption
+and cells weigh at least ``RELEVANCE_THRESHOLD`` (each word weighted by its inverse
+document frequency over the document's paragraphs, so words every paragraph uses count little). A paragraph with no
+relevant sentence is not context. On paginated documents a paragraph in another column that does not name the table
+is dropped when the table's own column has context.
+
+Ranking: paragraphs naming the table first, then same column, then distance (points, or reading-order steps), then
+reading order; far paragraphs that name the table come after the near ones. Within a paragraph, the sentences naming
+the table come first, then the others by weight. Sentences are taken in that order while they fit the token budget,
+so a long paragraph contributes the sentences that explain the table instead of being dropped whole. The result
+records, per chosen paragraph, the character spans used (the whole text when every sentence was chosen).
+
+Cost: :class:`ContextIndex` is built once per document (one pass over the paragraphs: sentences, table mentions,
+word frequencies, per-page position lists); each table then looks at a bounded number of neighbours found by
+bisection, plus the paragraphs that name it, so candidate search is linear in the document's size.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+import math
+import re
+from bisect import bisect_left, bisect_right
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 
-from docling_evidence.captions import mentions_table
+from docling_core.types.doc import PictureItem, TableItem, TextItem
+
+from docling_evidence.captions import mentions_figure, normalize_label, table_mentions
 from docling_evidence.doc_index import DocIndex
-from docling_evidence.layout import horizontal_overlap, nearest_gap
+from docling_evidence.layout import Box, horizontal_overlap, nearest_gap
+from docling_evidence.sentences import sentence_spans
+from docling_evidence.table_rows import TableRows
 
 MAX_ORDER_STEPS = 4
-"""Without layout: how many paragraphs on each side of a table are candidates."""
+"""Without layout: how many paragraphs on each side of a table (same section) are candidates."""
+
+MAX_LAYOUT_NEIGHBOURS = 8
+"""With layout: how many nearest paragraphs above, below and level with a table, per page, are candidates."""
+
+RELEVANCE_THRESHOLD = 2.0
+"""Least weight of shared words/numbers for a sentence that does not name the table to count as explaining it."""
+
+ADJACENT_MAX_SENTENCES = 3
+"""An adjacent paragraph of at most this many sentences counts whole; of a longer one, the sentence next to the
+table and the relevant sentences."""
+
+LEAD_IN_GAP_PT = 36.0
+"""With layout: a paragraph right above the table, in its column and at most this far (points), introduces it (it
+then lets context reach across the page break above it)."""
+
+NAMING_WEIGHT = 1e9
+"""Weight of a sentence naming the table (above any shared-word weight); the earlier the mention, the higher."""
+
+MIN_SHARED_WORDS = 2
+"""A sentence that shares no number with the table must share at least this many distinct words with it."""
+
+NUMBER_BONUS = 1.5
+"""Extra weight of a shared number over a shared word (a cell value quoted in the text is strong evidence)."""
+
+_WORD = re.compile(r"[^\W\d_][\w\-]*", re.UNICODE)
+_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+_STOPWORDS = frozenset(
+    {
+        "a", "about", "above", "after", "all", "also", "an", "and", "any", "are", "as", "at", "be", "been", "before",
+        "being", "below", "between", "both", "but", "by", "can", "could", "did", "do", "does", "each", "for", "from",
+        "had", "has", "have", "he", "her", "here", "his", "how", "if", "in", "into", "is", "it", "its", "itself",
+        "may", "more", "most", "much", "must", "no", "nor", "not", "of", "on", "once", "only", "or", "other", "our",
+        "out", "over", "own", "same", "she", "should", "so", "some", "such", "than", "that", "the", "their", "them",
+        "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "very",
+        "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would",
+        "you", "your", "per", "one", "two", "three", "total",
+    }
+)  # fmt: skip
+
+
+def _words(text: str) -> set[str]:
+    found = set()
+    for w in _WORD.findall(text):
+        w = w.lower()
+        if w.isascii():
+            if len(w) >= 3 and w not in _STOPWORDS:
+                found.add(w)
+        elif len(w) >= 2:
+            # scripts without spaces between a word and its particles (Korean, CJK): compare character pairs
+            found.update("~" + w[i : i + 2] for i in range(len(w) - 1))
+    return found
+
+
+def _numbers(text: str) -> set[str]:
+    found = set()
+    for n in _NUMBER.findall(text):
+        n = n.replace(",", "").rstrip(".")
+        if len(n.replace(".", "").lstrip("0")) >= 2:  # single digits are everywhere (counts, list numbers)
+            found.add(n)
+    return found
+
+
+@dataclass(frozen=True)
+class TableTerms:
+    """What a sentence may share with a table: its label and the words and numbers of its caption and cells."""
+
+    label: str | None
+    words: frozenset[str]
+    numbers: frozenset[str]
+
+
+def table_terms(rows: TableRows, caption: str, label: str | None) -> TableTerms:
+    """The :class:`TableTerms` of a table from its cell texts and caption."""
+    words = _words(caption)
+    numbers = _numbers(caption)
+    for row in rows.header:
+        for cell in row:
+            words |= _words(cell)
+            numbers |= _numbers(cell)
+    for row in rows.body:
+        for cell in row:
+            words |= _words(cell)
+            numbers |= _numbers(cell)
+    return TableTerms(normalize_label(label) if label else None, frozenset(words), frozenset(numbers))
+
+
+@dataclass
+class _Paragraph:
+    """One candidate paragraph's sentences and what each of them names."""
+
+    text: str
+    spans: list[tuple[int, int]]
+    named: list[frozenset[str]]  # table labels named by each sentence
+    mentions: list[tuple[str, int, int]]  # every table mention of the text: (label, start, end)
+    figure: list[bool]  # whether each sentence names a figure
+    words: list[set[str]]
+    numbers: list[set[str]]
+
+
+@dataclass
+class ContextIndex:
+    """Per-document facts for context search, built once (see :func:`build_context_index`).
+
+    Attributes:
+        index: the document's reading-order index.
+        paragraphs: reading positions of the paragraphs that may be context, ascending.
+        named_by: normalised table label -> reading positions of the paragraphs naming it.
+        tables_by_label: normalised table label -> reading positions of the tables carrying it.
+        tables: reading positions of every unit table, ascending.
+        doc_freq: word/number -> how many paragraphs contain it.
+    """
+
+    index: DocIndex
+    paragraphs: list[int]
+    named_by: dict[str, list[int]]
+    tables_by_label: dict[str, list[int]]
+    tables: list[int]
+    doc_freq: Counter[str]
+    pictures: dict[int, list[Box]] = field(default_factory=dict)
+    _by_top: dict[int, list[tuple[float, int]]] = field(default_factory=dict)
+    _by_bottom: dict[int, list[tuple[float, int]]] = field(default_factory=dict)
+    _parsed: dict[int, _Paragraph] = field(default_factory=dict)
+
+    def paragraph(self, idx: int, end: int | None = None) -> _Paragraph:
+        """The sentences of the paragraph at ``idx`` (only of ``text[:end]`` when ``end`` is given)."""
+        key = idx if end is None else -1 - idx
+        if key not in self._parsed:
+            text = self.index.items[idx].text  # type: ignore[attr-defined]
+            spans = sentence_spans(text[:end] if end is not None else text)
+            mentions = table_mentions(text)
+            named = [frozenset(lab for lab, a, b in mentions if a < e and b > s) for s, e in spans]
+            self._parsed[key] = _Paragraph(
+                text=text,
+                spans=spans,
+                named=named,
+                mentions=mentions,
+                figure=[mentions_figure(text[s:e]) for s, e in spans],
+                words=[_words(text[s:e]) for s, e in spans],
+                numbers=[_numbers(text[s:e]) for s, e in spans],
+            )
+        return self._parsed[key]
+
+    def weight(self, term: str) -> float:
+        """Inverse document frequency of a word or number over the document's paragraphs (at least log 2)."""
+        n = max(1, len(self.paragraphs))
+        return math.log(1 + n / max(1, self.doc_freq.get(term, 0)))
+
+
+def build_context_index(index: DocIndex, table_labels: dict[int, str | None]) -> ContextIndex:
+    """One pass over the document's paragraphs: mentions, word frequencies and per-page position lists.
+
+    Args:
+        index: the document's reading-order index.
+        table_labels: reading position of each unit table -> its label (from its caption), or None.
+    """
+    paragraphs = [i for i in range(len(index.items)) if index.is_paragraph(i)]
+    named_by: dict[str, list[int]] = {}
+    doc_freq: Counter[str] = Counter()
+    by_top: dict[int, list[tuple[float, int]]] = {}
+    by_bottom: dict[int, list[tuple[float, int]]] = {}
+    for idx in paragraphs:
+        item = index.items[idx]
+        assert isinstance(item, TextItem)
+        for label in {lab for lab, _a, _b in table_mentions(item.text)}:
+            named_by.setdefault(label, []).append(idx)
+        doc_freq.update(_words(item.text) | _numbers(item.text))
+        if index.has_layout:
+            for box in index.boxes[item.self_ref]:
+                by_top.setdefault(box.page, []).append((box.top, idx))
+                by_bottom.setdefault(box.page, []).append((box.bottom, idx))
+    for lists in (by_top, by_bottom):
+        for entries in lists.values():
+            entries.sort()
+    tables_by_label: dict[str, list[int]] = {}
+    for pos, label in sorted(table_labels.items()):
+        if label:
+            tables_by_label.setdefault(normalize_label(label), []).append(pos)
+    pictures: dict[int, list[Box]] = {}
+    for item in index.items:
+        if isinstance(item, PictureItem):
+            for box in index.boxes[item.self_ref]:
+                pictures.setdefault(box.page, []).append(box)
+    tables = sorted(table_labels)
+    return ContextIndex(index, paragraphs, named_by, tables_by_label, tables, doc_freq, pictures, by_top, by_bottom)
 
 
 @dataclass(frozen=True)
@@ -33,121 +240,364 @@ class _Candidate:
     names_table: bool
     same_column: bool
     distance: float
+    far: bool = False
 
-    def rank(self) -> tuple[bool, bool, float, int]:
-        return (not self.names_table, not self.same_column, self.distance, self.idx)
+    def rank(self) -> tuple[bool, bool, bool, float, int]:
+        return (not self.names_table, self.far, not self.same_column, self.distance, self.idx)
 
 
 @dataclass(frozen=True)
 class ContextChoice:
-    """Reading positions of the chosen paragraphs, each side in reading order, and their priority.
+    """The chosen paragraphs, each side in reading order, their priority and the character spans used.
 
-    ``rank[k]`` is the priority of the k-th paragraph of ``before + after`` (0 = chosen first).
+    ``rank[k]`` is the priority of the k-th paragraph of ``before + after`` (0 = chosen first); ``spans[k]`` the
+    half-open character spans of its text that are used, in order (the whole text when all of it is used).
     """
 
     before: tuple[int, ...]
     after: tuple[int, ...]
     rank: tuple[int, ...] = ()
+    spans: tuple[tuple[tuple[int, int], ...], ...] = ()
 
 
-def _layout_candidates(
-    index: DocIndex, t_idx: int, label: str | None, excluded: set[str], bbox_threshold: float
-) -> list[_Candidate]:
+def _window(entries: list[tuple[float, int]], lo: float, hi: float, nearest_to: float, k: int) -> Iterable[int]:
+    """Positions whose key lies in ``[lo, hi]``, at most ``k`` of them, those nearest ``nearest_to`` first."""
+    a = bisect_left(entries, (lo, -1))
+    b = bisect_right(entries, (hi, math.inf))
+    if b - a <= k:
+        return [idx for _key, idx in entries[a:b]]
+    if nearest_to <= lo:
+        return [idx for _key, idx in entries[a : a + k]]
+    return [idx for _key, idx in entries[b - k : b]]
+
+
+def _layout_candidates(ctx: ContextIndex, t_idx: int, bbox_threshold: float) -> dict[int, _Candidate]:
+    index = ctx.index
     table = index.items[t_idx]
     t_boxes = index.boxes[table.self_ref]
+    found: dict[int, _Candidate] = {}
+    near: set[int] = set()
+    for tb in t_boxes:
+        by_top = ctx._by_top.get(tb.page, [])
+        by_bottom = ctx._by_bottom.get(tb.page, [])
+        near.update(_window(by_bottom, tb.top - bbox_threshold, tb.top, tb.top, MAX_LAYOUT_NEIGHBOURS))  # above
+        near.update(_window(by_top, tb.bottom, tb.bottom + bbox_threshold, tb.bottom, MAX_LAYOUT_NEIGHBOURS))  # below
+        near.update(_window(by_top, tb.top, tb.bottom, tb.top, MAX_LAYOUT_NEIGHBOURS))  # level with it
+    for idx in near:
+        if idx == t_idx or index.heading_between(idx, t_idx):
+            continue
+        hit = nearest_gap(index.boxes[index.items[idx].self_ref], t_boxes)
+        if hit is not None and hit[0] <= bbox_threshold:
+            found[idx] = _Candidate(idx, False, horizontal_overlap(hit[1], hit[2]) > 0, hit[0])
     t_pages = {b.page for b in t_boxes}
-    on_page = {p: index.pages_of_index.get(p, []) for p in t_pages}
-    opens_page = any(ids and ids[0] == t_idx for ids in on_page.values())
-    closes_page = any(ids and ids[-1] == t_idx for ids in on_page.values())
-    pages = sorted(t_pages | {p - 1 for p in t_pages} | {p + 1 for p in t_pages})
-    seen: set[int] = set()
-    found: list[_Candidate] = []
-    for page in pages:
-        for idx in index.pages_of_index.get(page, []):
-            if idx in seen or idx == t_idx or not index.is_paragraph(idx):
-                continue
-            seen.add(idx)
-            item = index.items[idx]
-            if item.self_ref in excluded:
-                continue
-            names = bool(label) and mentions_table(item.text, label)  # type: ignore[attr-defined]
-            near = nearest_gap(index.boxes[item.self_ref], t_boxes)
-            if near is not None:
-                gap, p_box, t_box = near
-                same_col = horizontal_overlap(p_box, t_box) > 0
-                if names or (gap <= bbox_threshold and not index.heading_between(idx, t_idx)):
-                    found.append(_Candidate(idx, names, same_col, gap))
-            elif names:
-                found.append(_Candidate(idx, True, False, bbox_threshold))
-            elif (opens_page and idx < t_idx and page < min(t_pages)) or (
-                closes_page and idx > t_idx and page > max(t_pages)
-            ):
-                neighbours = range(idx + 1, t_idx) if idx < t_idx else range(t_idx + 1, idx)
-                if not any(index.is_paragraph(j) or index.is_heading(j) for j in neighbours):
-                    found.append(_Candidate(idx, False, True, bbox_threshold))
-    return found
-
-
-def _order_candidates(index: DocIndex, t_idx: int, label: str | None, excluded: set[str]) -> list[_Candidate]:
-    found: list[_Candidate] = []
-    for direction in (-1, 1):
-        steps = 0
-        idx = t_idx + direction
-        while 0 <= idx < len(index.items) and not index.is_heading(idx):
-            if index.is_paragraph(idx) and index.items[idx].self_ref not in excluded:
-                text = index.items[idx].text  # type: ignore[attr-defined]
-                names = bool(label) and mentions_table(text, label)
-                steps += 1
-                if names or steps <= MAX_ORDER_STEPS:
-                    found.append(_Candidate(idx, names, True, float(steps)))
+    for direction, edge_page in ((-1, min(t_pages) - 1), (1, max(t_pages) + 1)):
+        # the table opens (closes) its page, or only its caption, footnotes, other non-text items or its lead-in
+        # (the paragraph right above it) stand between it and the page edge
+        start = t_idx
+        for _step in range(MAX_LAYOUT_NEIGHBOURS):
+            nxt = start + direction
+            if not (0 <= nxt < len(index.items)) or index.is_heading(nxt) or index.page_of(nxt) not in t_pages:
+                break
+            lead_in = nxt == _paragraph_before(index, t_idx) and nxt in found and found[nxt].same_column
+            if index.is_paragraph(nxt) and not (lead_in and found[nxt].distance <= LEAD_IN_GAP_PT):
+                break
+            start = nxt
+        on_page = [index.pages_of_index.get(p, []) for p in t_pages]
+        at_edge = any(ids and ids[0 if direction < 0 else -1] == start for ids in on_page)
+        if not at_edge:
+            continue
+        # up to MAX_ORDER_STEPS paragraphs across the page break, in the same section
+        idx, steps, taken = start + direction, 0, 0
+        while 0 <= idx < len(index.items) and taken < MAX_ORDER_STEPS and steps < 4 * MAX_LAYOUT_NEIGHBOURS:
+            if index.is_heading(idx) or index.page_of(idx) not in (edge_page, *t_pages):
+                break
+            if index.is_paragraph(idx) and any(b.page == edge_page for b in index.boxes[index.items[idx].self_ref]):
+                taken += 1
+                if idx not in found:
+                    found[idx] = _Candidate(idx, False, True, bbox_threshold + taken)
             idx += direction
+            steps += 1
     return found
+
+
+def _order_candidates(ctx: ContextIndex, t_idx: int) -> dict[int, _Candidate]:
+    index = ctx.index
+    section = index.section_of(t_idx)
+    j = bisect_left(ctx.paragraphs, t_idx)
+    # only the text between the previous and the next table: beyond them it is theirs
+    k = bisect_left(ctx.tables, t_idx)
+    lo = ctx.tables[k - 1] if k > 0 else -1
+    hi = ctx.tables[k + 1] if k + 1 < len(ctx.tables) and ctx.tables[k] == t_idx else len(index.items)
+    found: dict[int, _Candidate] = {}
+    for steps, idx in enumerate(reversed(ctx.paragraphs[max(0, j - MAX_ORDER_STEPS) : j]), start=1):
+        if index.section_of(idx) == section and idx > lo:
+            found[idx] = _Candidate(idx, False, True, float(steps))
+    for steps, idx in enumerate(ctx.paragraphs[j : j + MAX_ORDER_STEPS], start=1):
+        if idx != t_idx and index.section_of(idx) == section and idx < hi and not _introduces_a_table(index, idx):
+            found[idx] = _Candidate(idx, False, True, float(steps))
+    return found
+
+
+def _naming(ctx: ContextIndex, t_idx: int, label: str | None) -> list[int]:
+    """Paragraphs naming the table's label whose nearest table with that label is this one."""
+    if not label:
+        return []
+    label = normalize_label(label)
+    tables = ctx.tables_by_label.get(label, [t_idx])
+    out = []
+    for idx in ctx.named_by.get(label, []):
+        j = bisect_left(tables, idx)
+        nearest = min(tables[max(0, j - 1) : j + 1], key=lambda t: (abs(t - idx), t))
+        if nearest == t_idx:
+            out.append(idx)
+    return out
+
+
+def _relevant_sentences(
+    ctx: ContextIndex, para: _Paragraph, terms: TableTerms, adjacent: int = 0, every: bool = False
+) -> list[tuple[float, int]]:
+    """(priority weight, sentence number) of the sentences that explain the table, most important first.
+
+    A paragraph naming other tables and not this one describes them: none of its sentences is taken. Every other
+    sentence of a short paragraph adjacent to the table (:func:`_adjacent`; ``adjacent`` -1 before it, +1 after it)
+    counts, ranked by its weight; of a longer one, the sentence next to the table counts besides the relevant ones.
+    With ``every`` (a paragraph of the table's own section, without layout), every sentence counts, ranked.
+    """
+    named_any = frozenset().union(*para.named) if para.named else frozenset()
+    if named_any and terms.label not in named_any:
+        return []
+    chosen: dict[int, float] = {}
+    after_naming = False
+    for k in range(len(para.spans)):
+        named = para.named[k]
+        if terms.label and terms.label in named:
+            # "Table 3 shows ..." (the table is the subject) before "... (see Table 3)"
+            s, e = para.spans[k]
+            first = (
+                min(a for lab, a, _b in para.mentions if lab == terms.label and s <= a < e)
+                if any(lab == terms.label and s <= a < e for lab, a, _b in para.mentions)
+                else s
+            )
+            chosen[k] = NAMING_WEIGHT * (2 - (first - s) / max(1, e - s))
+            after_naming = True
+            continue
+        if named or para.figure[k]:
+            after_naming = False
+            continue
+        shared_words = para.words[k] & terms.words
+        shared_numbers = para.numbers[k] & terms.numbers
+        score = sum(ctx.weight(w) for w in shared_words)
+        score += sum(ctx.weight(n) + NUMBER_BONUS for n in shared_numbers)
+        # one shared word is too weak a sign (every paragraph of a paper shares one with each table)
+        short = len(para.spans) <= ADJACENT_MAX_SENTENCES
+        next_to_table = (adjacent < 0 and k == len(para.spans) - 1) or (adjacent > 0 and k == 0)
+        if score >= RELEVANCE_THRESHOLD and (shared_numbers or len(shared_words) >= MIN_SHARED_WORDS):
+            chosen[k] = score
+        elif every or (adjacent and (short or next_to_table)):
+            chosen[k] = score / 1000 - 1  # weak: text next to the table, taken after every relevant sentence
+        elif after_naming:
+            chosen[k] = 0.0
+        after_naming = False
+    return sorted(((w, k) for k, w in chosen.items()), key=lambda wk: (-wk[0], wk[1]))
 
 
 def choose_context(
-    index: DocIndex,
+    ctx: ContextIndex,
     t_idx: int,
     *,
-    label: str | None,
+    terms: TableTerms,
     excluded: set[str],
     bbox_threshold: float,
     budget: int,
-    count_tokens: Callable[[int], int],
+    count_text: Callable[[str], int],
+    text_end: dict[int, int] | None = None,
     keep: Callable[[list[int]], list[bool]] | None = None,
+    room: int | None = None,
 ) -> ContextChoice:
-    """Choose the context paragraphs of the table at reading position ``t_idx``.
+    """Choose the context of the table at reading position ``t_idx``.
 
     Args:
-        index: the document's reading-order index.
+        ctx: the document's :class:`ContextIndex`.
         t_idx: the table's reading position.
-        label: the table's number from its caption ("3"), used to find paragraphs that name it.
-        excluded: refs that may not be context (the unit's caption and footnotes).
+        terms: the table's label, words and numbers (:func:`table_terms`).
+        excluded: refs that may not be context (captions and footnotes of any unit).
         bbox_threshold: largest vertical distance in points on paginated documents.
-        budget: token budget for all chosen paragraphs together.
-        count_tokens: tokens of the paragraph at a reading position, as it will be rendered.
+        budget: token budget for all chosen sentences together.
+        count_text: tokens of a text.
+        text_end: reading position -> where that paragraph's usable text ends (a paragraph that ends with this
+            table's caption contributes only what comes before the caption); such paragraphs may be context even
+            when their ref is in ``excluded``.
         keep: optional gate (e.g. embedding similarity) returning, per candidate position, whether it may be used.
+        room: tokens left beside a table that fits one piece (None: it does not fit anyway). Only sentences naming
+            the table may take more than that, up to ``budget``: other context never makes such a table split.
     """
-    if budget <= 0:
-        return ContextChoice((), (), ())
-    if index.has_layout and index.boxes[index.items[t_idx].self_ref]:
-        candidates = _layout_candidates(index, t_idx, label, excluded, bbox_threshold)
-    else:
-        candidates = _order_candidates(index, t_idx, label, excluded)
-    candidates.sort(key=_Candidate.rank)
-    if keep is not None and candidates:
-        allowed = keep([c.idx for c in candidates])
-        candidates = [c for c, ok in zip(candidates, allowed, strict=True) if ok]
-    chosen: list[int] = []
+    if budget <= 0 or _inside_picture(ctx, t_idx):
+        return ContextChoice((), (), (), ())
+    index = ctx.index
+    text_end = text_end or {}
+    layout = index.has_layout and bool(index.boxes[index.items[t_idx].self_ref])
+    candidates = _layout_candidates(ctx, t_idx, bbox_threshold) if layout else _order_candidates(ctx, t_idx)
+    for idx in _naming(ctx, t_idx, terms.label):
+        near = candidates.get(idx)
+        candidates[idx] = _Candidate(idx, True, near.same_column if near else False, near.distance if near else 0.0)
+        if near is None:
+            candidates[idx] = _Candidate(idx, True, False, float(abs(idx - t_idx)), far=True)
+    adjacent = _adjacent(ctx, t_idx, candidates, layout)
+    relevant: dict[int, list[tuple[float, int]]] = {}
+    for idx in candidates:
+        ref = index.items[idx].self_ref
+        if ref in excluded and idx not in text_end:
+            continue
+        para = ctx.paragraph(idx, text_end.get(idx))
+        sentences = _relevant_sentences(ctx, para, terms, adjacent.get(idx, 0), not layout and not candidates[idx].far)
+        if sentences:
+            relevant[idx] = sentences
+    ranked = sorted((candidates[i] for i in relevant), key=_Candidate.rank)
+    if layout and any(c.same_column and not c.far for c in ranked):
+        own_column = {c.idx for c in ranked if c.same_column}
+        ranked = [c for c in ranked if c.same_column or c.names_table or _continues(ctx, c.idx, own_column)]
+    if keep is not None and ranked:
+        allowed = keep([c.idx for c in ranked])
+        ranked = [c for c, ok in zip(ranked, allowed, strict=True) if ok]
+    # 1. sentences naming the table (from every paragraph), then the sentences that follow them; 2. whole paragraphs
+    # (their listed sentences), in rank order, that still fit; 3. the remaining sentences sharing words/numbers with
+    # the table, then the weak ones (next to the table, or in its section without layout)
+    order = [
+        (tier, pos, -weight, k)
+        for pos, cand in enumerate(ranked)
+        for weight, k in relevant[cand.idx]
+        for tier in [0 if weight >= NAMING_WEIGHT else 1 if weight == 0.0 else 2 if weight > 0 else 3]
+    ]
+    # naming sentences: the table as the sentence's subject first, then by paragraph rank
+    order.sort(key=lambda entry: (entry[0], entry[2], entry[1]) if entry[0] == 0 else entry)
+    costs: dict[tuple[int, int], int] = {}
+
+    def cost(idx: int, k: int) -> int:
+        if (idx, k) not in costs:
+            para = ctx.paragraph(idx, text_end.get(idx))
+            a, b = para.spans[k]
+            costs[(idx, k)] = count_text(para.text[a:b])
+        return costs[(idx, k)]
+
     used = 0
-    for cand in candidates:
-        cost = count_tokens(cand.idx)
-        if used + cost <= budget:
-            chosen.append(cand.idx)
-            used += cost
-    priority = {idx: k for k, idx in enumerate(chosen)}
-    chosen.sort()
+    taken: dict[int, list[int]] = {}
+
+    def take(idx: int, ks: list[int]) -> None:
+        nonlocal used
+        taken.setdefault(idx, []).extend(ks)
+        used += sum(cost(idx, k) for k in ks)
+
+    cap = budget if room is None else min(budget, room)  # only a sentence naming the table may exceed the room
+    for tier, pos, _weight, k in order:
+        if tier <= 1 and used + cost(ranked[pos].idx, k) <= (budget if tier == 0 else cap):
+            take(ranked[pos].idx, [k])
+    for cand in ranked:
+        rest = [k for _w, k in relevant[cand.idx] if k not in taken.get(cand.idx, ())]
+        if rest and used + sum(cost(cand.idx, k) for k in rest) <= cap:
+            take(cand.idx, rest)
+    for tier, pos, _weight, k in order:
+        idx = ranked[pos].idx
+        if tier >= 2 and k not in taken.get(idx, ()) and used + cost(idx, k) <= cap:
+            take(idx, [k])
+    priority = {idx: k for k, idx in enumerate(taken)}
+    chosen = sorted(taken)
+    spans = []
+    for idx in chosen:
+        para = ctx.paragraph(idx, text_end.get(idx))
+        ks = sorted(taken[idx])
+        if len(ks) == len(para.spans) and idx not in text_end:
+            spans.append(((0, len(para.text)),))
+        else:
+            spans.append(tuple(_merge(para.text, [para.spans[k] for k in ks])))
     return ContextChoice(
         before=tuple(i for i in chosen if i < t_idx),
         after=tuple(i for i in chosen if i > t_idx),
         rank=tuple(priority[i] for i in chosen),
+        spans=tuple(spans),
     )
+
+
+def _inside_picture(ctx: ContextIndex, t_idx: int) -> bool:
+    """A "table" lying inside a picture is a fragment of a figure: no paragraph explains it as a table."""
+    boxes = ctx.index.boxes[ctx.index.items[t_idx].self_ref]
+    if not boxes:
+        return False
+    for tb in boxes:
+        area = max(1e-9, (tb.right - tb.left) * (tb.bottom - tb.top))
+        inside = any(
+            horizontal_overlap(tb, pb) * max(0.0, min(tb.bottom, pb.bottom) - max(tb.top, pb.top)) >= 0.9 * area
+            for pb in ctx.pictures.get(tb.page, [])
+        )
+        if not inside:
+            return False
+    return True
+
+
+def _paragraph_before(index: DocIndex, t_idx: int, direction: int = -1) -> int | None:
+    """The paragraph before (``direction`` -1) or after (+1) the table in reading order with only captions,
+    footnotes or other non-text items (not pictures or tables) between (at most ``MAX_LAYOUT_NEIGHBOURS``), or
+    None."""
+    idx = t_idx + direction
+    while 0 <= idx < len(index.items) and abs(t_idx - idx) <= MAX_LAYOUT_NEIGHBOURS:
+        if index.is_paragraph(idx):
+            return idx
+        item = index.items[idx]
+        if index.is_heading(idx) or isinstance(item, PictureItem | TableItem):
+            return None  # another float, or a heading, stands between
+        if isinstance(item, TextItem) and item.self_ref not in index.satellites:
+            return None
+        idx += direction
+    return None
+
+
+def _adjacent(ctx: ContextIndex, t_idx: int, candidates: dict[int, _Candidate], layout: bool) -> dict[int, int]:
+    """The paragraphs right before and right after the table in reading order (only non-text items, captions or
+    footnotes between), when they are candidates — with layout, in the table's column on its page, or (before the
+    table) at the end of the previous page: they introduce or discuss it even in words it does not share ("(Please
+    select all that apply)", an option's description)."""
+    index = ctx.index
+    t_pages = {b.page for b in index.boxes[index.items[t_idx].self_ref]}
+    found: dict[int, int] = {}
+    for direction in (-1, 1):
+        idx = _paragraph_before(index, t_idx, direction)
+        if idx is None or idx not in candidates:
+            continue
+        on_page = any(b.page in t_pages for b in index.boxes[index.items[idx].self_ref])
+        # with layout: in the table's column on its page, or the text that ends the previous page (a lead-in)
+        if layout and not ((candidates[idx].same_column and on_page) or (direction < 0 and not on_page)):
+            continue
+        if direction > 0 and _introduces_a_table(index, idx):
+            continue  # the text between two tables that leads into the next one is that one's
+        found[idx] = direction
+    return found
+
+
+def _introduces_a_table(index: DocIndex, idx: int) -> bool:
+    """Whether the next item after the paragraph at ``idx`` (captions and footnotes skipped) is a table."""
+    nxt = idx + 1
+    while nxt < len(index.items) and nxt - idx <= MAX_LAYOUT_NEIGHBOURS:
+        item = index.items[nxt]
+        if isinstance(item, TableItem):
+            return True
+        if not (isinstance(item, TextItem) and item.self_ref in index.satellites):
+            return False
+        nxt += 1
+    return False
+
+
+def _continues(ctx: ContextIndex, idx: int, own_column: set[int]) -> bool:
+    """Whether the paragraph at ``idx`` goes on from one in the table's column (text running across a column
+    break): the paragraph before it in reading order is one of ``own_column``."""
+    j = bisect_left(ctx.paragraphs, idx)
+    return j > 0 and ctx.paragraphs[j - 1] in own_column and not ctx.index.heading_between(ctx.paragraphs[j - 1], idx)
+
+
+def _merge(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Join consecutive sentence spans separated only by white space into one span."""
+    out: list[tuple[int, int]] = []
+    for a, b in spans:
+        if out and not text[out[-1][1] : a].strip():
+            out[-1] = (out[-1][0], b)
+        else:
+            out.append((a, b))
+    return out

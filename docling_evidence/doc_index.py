@@ -39,15 +39,28 @@ class DocIndex:
     satellites: set[str]
     has_layout: bool
     pages_of_index: dict[int, list[int]] = field(default_factory=dict)
+    headings_before: list[int] = field(default_factory=list)
+    """``headings_before[i]``: how many titles/section headers precede reading position ``i`` (length n + 1)."""
+
+    def __post_init__(self) -> None:
+        if len(self.headings_before) != len(self.items) + 1:
+            counts = [0]
+            for i in range(len(self.items)):
+                counts.append(counts[-1] + self.is_heading(i))
+            self.headings_before = counts
 
     def is_heading(self, idx: int) -> bool:
         """True when the item at ``idx`` is a title or section header."""
         return isinstance(self.items[idx], SectionHeaderItem | TitleItem)
 
     def heading_between(self, a: int, b: int) -> bool:
-        """True when a title or section header lies strictly between reading positions ``a`` and ``b``."""
+        """True when a title or section header lies strictly between reading positions ``a`` and ``b`` (O(1))."""
         lo, hi = min(a, b), max(a, b)
-        return any(self.is_heading(i) for i in range(lo + 1, hi))
+        return hi > lo + 1 and self.headings_before[hi] - self.headings_before[lo + 1] > 0
+
+    def section_of(self, idx: int) -> int:
+        """The section a reading position belongs to: how many headings precede it or sit at it."""
+        return self.headings_before[idx + 1]
 
     def page_of(self, idx: int) -> int | None:
         """First page of the item at ``idx`` (None without provenance)."""

@@ -26,6 +26,7 @@ _EVIDENCE_FIELDS = [
     "caption_source",
     "roles",
     "rows",
+    "context_spans",
 ]
 
 
@@ -50,6 +51,14 @@ class EvidenceMeta(DocMeta):
     )
     rows: tuple[int, int] | None = Field(
         default=None, description="Half-open range of the table's body rows in this piece (table chunks)."
+    )
+    context_spans: dict[str, list[tuple[int, int]]] = Field(
+        default_factory=dict,
+        description=(
+            "For each doc item of the chunk used as context (by self_ref): the half-open character spans of its"
+            " `text` that the chunk shows as context, in order; [(0, len(text))] when the whole paragraph is used."
+            " A paragraph that also holds the table's merged caption keeps the role 'caption'."
+        ),
     )
 
     excluded_embed: ClassVar[list[str]] = [*DocMeta.excluded_embed, *_EVIDENCE_FIELDS]

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 from docling_core.types.doc import DocItemLabel, DoclingDocument, TableItem, TextItem
 
-from docling_evidence.captions import CaptionMatch, find_caption, table_label
-from docling_evidence.context import choose_context
+from docling_evidence.captions import CaptionMatch, build_caption_index, find_caption, table_label
+from docling_evidence.context import build_context_index, choose_context, table_terms
 from docling_evidence.continuation import find_runs, join_rows
 from docling_evidence.doc_index import DocIndex
 from docling_evidence.layout import horizontal_overlap, nearest_gap
@@ -48,6 +48,8 @@ class EvidenceUnit:
         context_before: explaining paragraphs before the table, in reading order.
         context_after: explaining paragraphs after it.
         context_rank: priority of each paragraph of ``context_before + context_after`` (0 = most important).
+        context_spans: for each paragraph of ``context_before + context_after``, the half-open character spans of its
+            ``text`` that the unit uses, in order (empty: the whole paragraph).
         unit_id: stable id (document identity + table ref).
         continuations: the parts of a table continued on the following pages (``docling_evidence.continuation``),
             after ``table``, in reading order; their rows follow the first part's in ``rows``.
@@ -65,6 +67,13 @@ class EvidenceUnit:
     context_rank: tuple[int, ...] = ()
     continuations: tuple[TableItem, ...] = ()
     row_starts: tuple[int, ...] = (0,)
+    context_spans: tuple[tuple[tuple[int, int], ...], ...] = ()
+
+    def spans_of(self, k: int) -> tuple[tuple[int, int], ...]:
+        """Character spans used of the k-th paragraph of ``context_before + context_after`` (whole text if unset)."""
+        item = (*self.context_before, *self.context_after)[k]
+        spans = self.context_spans[k] if k < len(self.context_spans) else ()
+        return spans or ((0, len(item.text)),)
 
     @property
     def tables(self) -> tuple[TableItem, ...]:
@@ -159,12 +168,18 @@ def build_units(
     with_footnotes: bool,
     bbox_threshold: float,
     context_budget: int,
-    count_item_tokens: Callable[[int], int],
+    count_text: Callable[[str], int],
     keep_context: Callable[[TableItem, list[int]], list[bool]] | None = None,
     merge_continued_tables: bool = True,
+    context_room: Callable[[EvidenceUnit], int | None] | None = None,
 ) -> list[EvidenceUnit]:
     """Build one unit per table of the body with any cell text, in reading order; with
-    ``merge_continued_tables``, a table continued on the next pages is one unit (its first part's position)."""
+    ``merge_continued_tables``, a table continued on the next pages is one unit (its first part's position).
+
+    Captions and footnotes are found first for every table (so no table takes another one's caption as context),
+    then each table's context, within ``context_budget`` tokens and, when ``context_room`` gives a number for the
+    unit (the room beside a table that fits one piece), within that too except for sentences naming the table.
+    """
     key = document_key(doc)
     taken: set[str] = set()
     caption_owner: dict[str, str] = {}
@@ -178,6 +193,7 @@ def build_units(
     runs = find_runs(doc, index, unit_tables)[0] if merge_continued_tables else []
     run_of = {run.positions[0]: run for run in runs}
     continued = {pos for run in runs for pos in run.positions[1:]}
+    cap_index = build_caption_index(index) if with_caption and index.has_layout else None
     for pos, rows in unit_tables:
         if pos in continued:
             continue
@@ -187,7 +203,7 @@ def build_units(
         parts = [index.items[p] for p in run.positions[1:]] if run else []
         caption = None
         if with_caption:
-            caption = find_caption(index, item, rows, taken, _linked_texts(doc, item, "captions"))
+            caption = find_caption(index, item, rows, taken, _linked_texts(doc, item, "captions"), cap_index)
             if caption is not None:
                 for cap in caption.items:
                     if cap.self_ref in caption_owner and caption.source == "docling_ref":
@@ -212,24 +228,6 @@ def build_units(
                 footnotes += [f for f in _linked_texts(doc, part, "footnotes") if f not in footnotes]
                 footnotes += [f for f in _unlinked_footnotes(index, part_pos, taken) if f not in footnotes]
                 taken.update(f.self_ref for f in footnotes)
-        before: tuple[TextItem, ...] = ()
-        after: tuple[TextItem, ...] = ()
-        rank: tuple[int, ...] = ()
-        if with_context:
-            excluded = {c.self_ref for c in (caption.items if caption else ())} | {f.self_ref for f in footnotes}
-            choice = choose_context(
-                index,
-                pos,
-                label=table_label(caption.text) if caption else None,
-                excluded=excluded | taken,
-                bbox_threshold=bbox_threshold,
-                budget=context_budget,
-                count_tokens=count_item_tokens,
-                keep=(lambda idxs, table=item: keep_context(table, idxs)) if keep_context else None,
-            )
-            before = tuple(index.items[i] for i in choice.before)  # type: ignore[misc]
-            after = tuple(index.items[i] for i in choice.after)  # type: ignore[misc]
-            rank = choice.rank
         units.append(
             EvidenceUnit(
                 table=item,
@@ -237,12 +235,47 @@ def build_units(
                 rows=rows,
                 caption=caption,
                 footnotes=tuple(footnotes),
-                context_before=before,
-                context_after=after,
+                context_before=(),
+                context_after=(),
                 unit_id=stable_id(key, item.self_ref),
-                context_rank=rank,
                 continuations=tuple(parts),  # type: ignore[arg-type]
                 row_starts=row_starts,
             )
         )
-    return units
+    if not with_context:
+        return units
+    labels = {u.position: table_label(u.caption.text) if u.caption else None for u in units}
+    ctx = build_context_index(index, labels)
+    with_context_units = []
+    for unit in units:
+        if unit.table.label == DocItemLabel.DOCUMENT_INDEX:
+            with_context_units.append(unit)  # a table of contents: no paragraph explains it
+            continue
+        text_end: dict[int, int] = {}
+        if unit.caption is not None and unit.caption.partial:
+            for cap in unit.caption.items:
+                start = cap.text.rfind(unit.caption.text)
+                if start > 0:
+                    text_end[index.order[cap.self_ref]] = start
+        choice = choose_context(
+            ctx,
+            unit.position,
+            terms=table_terms(unit.rows, unit.caption.text if unit.caption else "", labels[unit.position]),
+            excluded=taken,
+            bbox_threshold=bbox_threshold,
+            budget=context_budget,
+            room=context_room(unit) if context_room else None,
+            count_text=count_text,
+            text_end=text_end,
+            keep=(lambda idxs, table=unit.table: keep_context(table, idxs)) if keep_context else None,
+        )
+        with_context_units.append(
+            dataclasses.replace(
+                unit,
+                context_before=tuple(index.items[i] for i in choice.before),  # type: ignore[misc]
+                context_after=tuple(index.items[i] for i in choice.after),  # type: ignore[misc]
+                context_rank=choice.rank,
+                context_spans=choice.spans,
+            )
+        )
+    return with_context_units

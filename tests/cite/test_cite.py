@@ -338,3 +338,13 @@ def test_label_numbers_match_labels() -> None:
     assert _only(check_answer("Section 404", doc), "number").supported
     assert not _only(check_answer("404", doc), "number").supported  # a value 404 is not the label
     assert not _only(check_answer("Section 405", doc), "number").supported
+
+
+def test_a_label_matches_only_the_same_label_word() -> None:
+    doc = DoclingDocument(name="labels")
+    doc.add_text(label=DocItemLabel.CAPTION, text="Figure 3: Architecture.")
+    doc.add_text(label=DocItemLabel.TEXT, text="As Tab. 3 shows, costs fell.")
+    [ev] = _only(check_answer("Table 3", doc), "number").evidence
+    assert ev.text.startswith("As Tab. 3")
+    [ev] = _only(check_answer("Fig. 3", doc), "number").evidence
+    assert ev.kind == "caption"

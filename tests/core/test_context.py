@@ -19,7 +19,7 @@ def _context_texts(doc: DoclingDocument, **kw: object) -> list[str]:
 
 def _layout_doc() -> DoclingDocument:
     doc = paged_doc(2)
-    doc.add_text(label=DocItemLabel.TEXT, text="Far away intro text.", prov=prov(1, 50, 30, 290, 55))
+    doc.add_text(label=DocItemLabel.TEXT, text="Far away, revenue was 10 in 2019.", prov=prov(1, 50, 30, 290, 55))
     doc.add_text(label=DocItemLabel.TEXT, text="Revenue rose in 2020.", prov=prov(1, 50, 300, 290, 330))
     add_table(
         doc,
@@ -29,10 +29,12 @@ def _layout_doc() -> DoclingDocument:
         caption_prov=prov(1, 50, 340, 290, 355),
         provs=[prov(1, 50, 360, 290, 460)],
     )
-    doc.add_text(label=DocItemLabel.TEXT, text="Costs fell slightly.", prov=prov(1, 50, 470, 290, 490))
-    doc.add_text(label=DocItemLabel.TEXT, text="Right column text next to it.", prov=prov(1, 320, 380, 560, 400))
+    doc.add_text(label=DocItemLabel.TEXT, text="Revenue growth slowed after 2020.", prov=prov(1, 50, 470, 290, 490))
+    doc.add_text(
+        label=DocItemLabel.TEXT, text="Right column: revenue of 2019 next to it.", prov=prov(1, 320, 380, 560, 400)
+    )
     doc.add_heading(text="Another section", prov=prov(1, 50, 600, 290, 615))
-    doc.add_text(label=DocItemLabel.TEXT, text="After the heading.", prov=prov(1, 50, 620, 290, 640))
+    doc.add_text(label=DocItemLabel.TEXT, text="After the heading, revenue in 2020.", prov=prov(1, 50, 620, 290, 640))
     doc.add_text(label=DocItemLabel.TEXT, text="As Table 1 shows, growth held.", prov=prov(2, 50, 40, 290, 60))
     return doc
 
@@ -40,9 +42,9 @@ def _layout_doc() -> DoclingDocument:
 def test_layout_context_is_near_same_column_and_within_the_section() -> None:
     texts = _context_texts(_layout_doc())
     assert "Revenue rose in 2020." in texts
-    assert "Costs fell slightly." in texts
-    assert "After the heading." not in texts  # a section header lies between
-    assert "Far away intro text." not in texts  # 300 pt away from the table's top edge
+    assert "Revenue growth slowed after 2020." in texts
+    assert "After the heading, revenue in 2020." not in texts  # a section header lies between
+    assert "Far away, revenue was 10 in 2019." not in texts  # 300 pt away from the table's top edge
 
 
 def test_paragraph_naming_the_table_on_the_next_page_is_taken_first() -> None:
@@ -53,12 +55,12 @@ def test_paragraph_naming_the_table_on_the_next_page_is_taken_first() -> None:
 def test_threshold_zero_keeps_only_overlapping_or_naming_paragraphs() -> None:
     texts = _context_texts(_layout_doc(), bbox_threshold=0.0)
     # the other column's paragraph sits level with the table (vertical gap 0); the rest are 10+ pt away
-    assert texts == ["Right column text next to it.", "As Table 1 shows, growth held."]
+    assert texts == ["Right column: revenue of 2019 next to it.", "As Table 1 shows, growth held."]
 
 
 def test_same_column_is_preferred_under_a_tight_budget() -> None:
     texts = _context_texts(_layout_doc(), context_max_tokens=8, with_caption=False)
-    assert "Right column text next to it." not in texts
+    assert "Right column: revenue of 2019 next to it." not in texts
     assert len(texts) == 1
 
 
@@ -66,19 +68,23 @@ def test_context_is_emitted_in_reading_order_around_the_table() -> None:
     chunker = EvidenceChunker()
     (unit,) = [c for c in chunker.chunk(_layout_doc()) if c.meta.kind == "table"]
     text = unit.text
-    assert text.index("Revenue rose in 2020.") < text.index("| Year | Revenue |") < text.index("Costs fell slightly.")
+    assert (
+        text.index("Revenue rose in 2020.")
+        < text.index("| Year | Revenue |")
+        < text.index("Revenue growth slowed after 2020.")
+    )
 
 
 def test_reading_order_context_without_layout_stops_at_headings() -> None:
     doc = DoclingDocument(name="d")
     doc.add_heading(text="Results")
-    doc.add_text(label=DocItemLabel.TEXT, text="Paragraph before.")
-    doc.add_table(data=table_data([["A", "B"]], [["1", "2"]]))
-    doc.add_text(label=DocItemLabel.TEXT, text="Paragraph after.")
+    doc.add_text(label=DocItemLabel.TEXT, text="Revenue was 12 in 2019.")
+    doc.add_table(data=table_data([["Year", "Revenue"]], [["2019", "12"]]))
+    doc.add_text(label=DocItemLabel.TEXT, text="Revenue of 12 reported for 2019.")
     doc.add_heading(text="Next")
-    doc.add_text(label=DocItemLabel.TEXT, text="Other section.")
+    doc.add_text(label=DocItemLabel.TEXT, text="Other section: revenue was 12 in 2019.")
     texts = _context_texts(doc)
-    assert texts == ["Paragraph before.", "Paragraph after."]
+    assert texts == ["Revenue was 12 in 2019.", "Revenue of 12 reported for 2019."]
 
 
 def test_context_stays_in_text_chunks_unless_switched_off() -> None:
@@ -107,3 +113,15 @@ def test_similarity_gate_is_off_at_zero_and_filters_when_on() -> None:
     assert strict == []
     loose = _context_texts(_layout_doc(), sim_threshold=0.05)
     assert "As Table 1 shows, growth held." in loose
+
+
+def test_meta_records_the_character_spans_of_every_context_item() -> None:
+    chunker = EvidenceChunker()
+    for chunk in chunker.chunk(_layout_doc()):
+        roles = chunk.meta.roles
+        context = [it for it in chunk.meta.doc_items if roles[it.self_ref] == "context"]
+        assert sorted(chunk.meta.context_spans) == sorted(it.self_ref for it in context)
+        for item in context:
+            spans = chunk.meta.context_spans[item.self_ref]
+            assert spans and all(0 <= a < b <= len(item.text) for a, b in spans)
+            assert all(item.text[a:b] in chunk.text for a, b in spans)

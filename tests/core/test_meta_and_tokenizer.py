@@ -32,7 +32,18 @@ def test_new_fields_round_trip_through_model_dump() -> None:
     for chunk in EvidenceChunker().chunk(_doc()):
         dump = chunk.model_dump(mode="json", by_alias=True)
         again = EvidenceChunk.model_validate(json.loads(json.dumps(dump)))
-        for field in ("page_span", "unit_id", "kind", "part", "parts", "caption", "caption_source", "roles", "rows"):
+        for field in (
+            "page_span",
+            "unit_id",
+            "kind",
+            "part",
+            "parts",
+            "caption",
+            "caption_source",
+            "roles",
+            "rows",
+            "context_spans",
+        ):
             assert getattr(again.meta, field) == getattr(chunk.meta, field), field
         assert again.text == chunk.text
         assert DocMeta.model_validate(dump["meta"]).headings == chunk.meta.headings

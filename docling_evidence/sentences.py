@@ -1,0 +1,66 @@
+"""Split a paragraph into sentences, as half-open character spans of its text.
+
+A sentence ends at ``.``, ``!``, ``?`` (or their CJK forms) followed by white space — not after a known
+abbreviation ("e.g.", "et al.", "Fig."), an initial ("J."), a label word followed by its number ("Table. 1"), or
+when the next word starts in lower case ("approx. five"). CJK full stops end a sentence without white space. Spans
+never include the white space around a sentence, so ``text[a:b]`` is the sentence exactly.
+"""
+
+from __future__ import annotations
+
+import re
+
+ABBREVIATIONS = frozenset(
+    {
+        "al", "approx", "cf", "co", "corp", "dept", "dr", "e.g", "eg", "eq", "eqs", "est", "etc", "fig", "figs",
+        "i.e", "ie", "inc", "incl", "jr", "ltd", "mr", "mrs", "ms", "no", "nos", "p", "pp", "prof", "ref", "refs",
+        "resp", "sec", "sect", "sr", "st", "tab", "tbl", "u.s", "viz", "vol", "vs",
+    }
+)  # fmt: skip
+"""Words that end with a full stop without ending the sentence (lower case, without the final stop)."""
+
+_LABEL_WORDS = frozenset({"table", "tables", "figure", "fig", "tab", "section", "sec", "eq", "equation", "no"})
+"""A full stop after one of these and before a number belongs to a label ("Table. 1"), not a sentence end."""
+
+_END = re.compile(r"(?:[.!?]+[\"'”’)\]]*(?=\s)|[。！？]+)")
+_WORD_BEFORE = re.compile(r"([\w.]+)$")
+
+
+def _is_boundary(text: str, end: int, stop: int) -> bool:
+    """Whether the punctuation ``text[stop:end]`` ends a sentence."""
+    if text[stop] in "。！？":
+        return True
+    nxt = text[end:].lstrip()
+    if not nxt:
+        return True
+    m = _WORD_BEFORE.search(text[:stop])
+    word = m.group(1).lower() if m else ""
+    if text[stop] == "." and end - stop == 1:
+        if word in ABBREVIATIONS or word.rstrip(".") in ABBREVIATIONS:
+            return False
+        if len(word) == 1 and word.isalpha() and text[stop - 1].isupper():
+            return False  # an initial: "J. Smith"
+        if word in _LABEL_WORDS and nxt[:1].isdigit():
+            return False
+    first = nxt[:1]
+    return not (first.isalpha() and first.islower())
+
+
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """The sentences of ``text`` as ``(start, end)`` spans, in order, covering every non-blank character once."""
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for m in _END.finditer(text):
+        if _is_boundary(text, m.end(), m.start()):
+            spans.append((start, m.end()))
+            start = m.end()
+    spans.append((start, len(text)))
+    out: list[tuple[int, int]] = []
+    for a, b in spans:
+        while a < b and text[a].isspace():
+            a += 1
+        while b > a and text[b - 1].isspace():
+            b -= 1
+        if a < b:
+            out.append((a, b))
+    return out

@@ -1,0 +1,87 @@
+"""The hand labels of context on the real fixtures are well-formed, and measured recall/precision stay at or above
+what docs/context.md reports."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+from docling_core.types.doc import DoclingDocument, TableItem
+
+REPO = Path(__file__).resolve().parents[2]
+LABELS = REPO / "tests" / "data" / "context_labels.json"
+FIXTURES = REPO.parent / "shared" / "fixtures" / "docling"
+FLOORS = REPO / "docs" / "results" / "context.json"
+
+
+def _report():  # the benchmark script is not a package: load it by path
+    spec = importlib.util.spec_from_file_location("context_report", REPO / "benchmarks" / "context_report.py")
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return module
+
+
+def test_labels_file_is_well_formed() -> None:
+    labels = json.loads(LABELS.read_text(encoding="utf-8"))
+    assert labels["about"]
+    for name, tables in labels["documents"].items():
+        assert name.endswith(".json")
+        for ref, label in tables.items():
+            assert ref.startswith("#/tables/")
+            assert set(label) == {"table", "document_table", "explains", "related"}, (name, ref)
+            assert isinstance(label["document_table"], bool) and label["table"]
+            assert not set(label["explains"]) & set(label["related"]), (name, ref)
+            for reason in (*label["explains"].values(), *label["related"].values()):
+                assert isinstance(reason, str) and reason.strip(), (name, ref)
+
+
+@pytest.mark.skipif(not FIXTURES.is_dir(), reason="needs ../shared/fixtures")
+def test_labels_name_every_table_and_only_existing_body_texts() -> None:
+    labels = json.loads(LABELS.read_text(encoding="utf-8"))["documents"]
+    assert sorted(labels) == sorted(p.name for p in FIXTURES.glob("*.json"))
+    for name, tables in labels.items():
+        doc = DoclingDocument.load_from_json(FIXTURES / name)
+        refs = {it.self_ref for it, _ in doc.iterate_items(traverse_pictures=False)}
+        assert sorted(tables) == sorted(t.self_ref for t in doc.tables if isinstance(t, TableItem))
+        for label in tables.values():
+            assert set(label["explains"]) | set(label["related"]) <= refs
+
+
+@pytest.mark.skipif(not FIXTURES.is_dir(), reason="needs ../shared/fixtures")
+def test_measured_recall_and_precision_do_not_fall_below_the_report() -> None:
+    report = _report()
+    floors = {(r["document"], r["max_tokens"], r["measure"]): r for r in json.loads(FLOORS.read_text())}
+    for limit in sorted({key[1] for key in floors}):
+        for r in report.measure(FIXTURES, limit):
+            for measure in ("chosen", "delivered"):
+                floor = floors[(r["document"], limit, measure)]
+                got = r[measure]
+                assert got["recall"] >= floor["recall"] - 1e-9, (r["document"], limit, measure)
+                assert got["precision"] >= floor["precision"] - 1e-9, (r["document"], limit, measure)
+
+
+@pytest.mark.skipif(not FIXTURES.is_dir(), reason="needs ../shared/fixtures")
+@pytest.mark.parametrize("limit", [128, 512])
+def test_fixture_context_spans_are_shown_and_never_another_tables_caption(limit: int) -> None:
+    from docling_evidence import EvidenceChunker
+
+    for path in sorted(FIXTURES.glob("*.json")):
+        chunks = [c for c in EvidenceChunker(max_tokens=limit).chunk(DoclingDocument.load_from_json(path))]
+        units = [c for c in chunks if c.meta.kind == "table"]
+        caption_of = {
+            ref: next(r for r, role in c.meta.roles.items() if role == "table")
+            for c in units
+            for ref, role in c.meta.roles.items()
+            if role == "caption"
+        }
+        for chunk in units:
+            table = next(r for r, role in chunk.meta.roles.items() if role == "table")
+            items = {it.self_ref: it for it in chunk.meta.doc_items}
+            assert len(items) == len(chunk.meta.doc_items), path.name  # every doc item listed once
+            for ref, spans in chunk.meta.context_spans.items():
+                assert caption_of.get(ref, table) == table, (path.name, ref)
+                text = items[ref].text
+                for a, b in spans:
+                    assert 0 <= a < b <= len(text) and text[a:b] in chunk.text, (path.name, ref, a, b)
