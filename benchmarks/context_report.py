@@ -63,7 +63,7 @@ def _chosen(doc: Any, chunker: Any) -> dict[str, set[str]]:
 
     index = build_index(doc)
     headings = _headings_by_position(index)
-    fmt = chunker.table_format or "markdown"
+    doc_ser = chunker.serializer_provider.get_serializer(doc=doc)
     budget = chunker.context_max_tokens if chunker.context_max_tokens is not None else chunker.max_tokens // 2
     units = build_units(
         doc,
@@ -74,7 +74,7 @@ def _chosen(doc: Any, chunker: Any) -> dict[str, set[str]]:
         bbox_threshold=chunker.bbox_threshold,
         context_budget=budget,
         count_text=chunker.tokenizer.count_tokens,
-        context_room=lambda u: chunker._context_room(u, fmt, headings.get(u.position)),
+        context_room=lambda u: chunker._context_room(u, doc, doc_ser, headings.get(u.position)),
     )
     return {u.table.self_ref: {it.self_ref for it in (*u.context_before, *u.context_after)} for u in units}
 
@@ -110,10 +110,10 @@ def measure_document(path: Path, labels: dict[str, Any], max_tokens: int) -> dic
     """Recall and precision of one document's units against its labels: as chosen, and as delivered in chunks."""
     from docling_core.types.doc import DoclingDocument
 
-    from docling_evidence import EvidenceChunker
+    from docling_evidence import EvidenceChunker, bundled_tokenizer
 
     doc = DoclingDocument.load_from_json(path)
-    chunker = EvidenceChunker(max_tokens=max_tokens)
+    chunker = EvidenceChunker(tokenizer=bundled_tokenizer(max_tokens))
     delivered = _delivered(list(chunker.chunk(doc)))
     return {
         "document": path.name,

@@ -4,22 +4,31 @@ from __future__ import annotations
 
 import logging
 import math
+import os
+import warnings
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 from docling_core.transforms.chunker import BaseChunk, BaseChunker, DocChunk
 from docling_core.transforms.chunker.tokenizer.base import BaseTokenizer
-from docling_core.transforms.serializer.base import BaseSerializerProvider
+from docling_core.transforms.serializer.base import BaseDocSerializer, BaseSerializerProvider
 from docling_core.types.doc import DoclingDocument, SectionHeaderItem, TableItem, TextItem, TitleItem
 from pydantic import ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
-from docling_evidence.doc_index import DocIndex, build_index
+from docling_evidence.doc_index import DocIndex, build_index, rich_cell_content
 from docling_evidence.meta import EvidenceChunk, EvidenceMeta, MemberRole
-from docling_evidence.serializer import EvidenceSerializerProvider, table_format_of
+from docling_evidence.serializer import EvidenceSerializerProvider, table_layout
 from docling_evidence.split import Piece, Splitter, UnitParts
-from docling_evidence.table_format import TABLE_FORMATS, TableFormatName
+from docling_evidence.table_format import TableFormatName
 from docling_evidence.text_chunks import text_chunks
-from docling_evidence.tokenizer import MemoTokenizer, bundled_tokenizer
+from docling_evidence.tokenizer import (
+    DEFAULT_MAX_TOKENS,
+    MemoTokenizer,
+    bundled_tokenizer,
+    check_max_tokens,
+    load_tokenizer,
+)
 from docling_evidence.units import EvidenceUnit, build_units, document_key, stable_id
 
 _log = logging.getLogger(__name__)
@@ -33,6 +42,105 @@ are counted one by one."""
 
 CONTEXT_GAP = " … "
 """Joins the sentences a unit takes from one context paragraph when it does not take them all."""
+
+
+DEPRECATED_INIT_MESSAGE = (
+    "Deprecated initialization parameter types for EvidenceChunker (as for HybridChunker): pass a docling-core "
+    "tokenizer, e.g. EvidenceChunker(tokenizer=bundled_tokenizer(512)) or tokenizer=HuggingFaceTokenizer(...). "
+    "See https://docling-project.github.io/docling/examples/hybrid_chunking/"
+)
+"""The DeprecationWarning for HybridChunker's legacy forms (``max_tokens=N``, a model name, a transformers tokenizer).
+It starts as HybridChunker's does, so code that filters or expects that warning keeps working."""
+
+BUNDLED_NAMES = frozenset({"sentence-transformers/all-MiniLM-L6-v2", "all-MiniLM-L6-v2"})
+"""Model names served by the bundled tokenizer (no network): HybridChunker's default model."""
+
+
+def _is_transformers_tokenizer(obj: object) -> bool:
+    """HybridChunker's test for a transformers tokenizer object: its class comes from the transformers package."""
+    module = getattr(obj, "__module__", "") or ""
+    return module == "transformers" or module.startswith("transformers.")
+
+
+def resolve_tokenizer_args(data: dict[str, Any]) -> dict[str, Any]:
+    """Turn every constructor form HybridChunker accepts into a ``tokenizer`` field, with HybridChunker's meaning.
+
+    - ``tokenizer=<BaseTokenizer>``: used as is; a ``max_tokens`` given with it is ignored, as HybridChunker ignores
+      it (with a warning here, since the tokenizer's own limit applies).
+    - nothing, or ``max_tokens=None``: the default tokenizer (all-MiniLM-L6-v2, 256 tokens, bundled).
+    - ``max_tokens=N``, a model name or path as ``tokenizer``, or a transformers tokenizer object (with or without
+      ``max_tokens``): HybridChunker's deprecated forms, accepted with its ``DeprecationWarning``. A model name
+      without ``max_tokens`` takes the model's own limit (for all-MiniLM-L6-v2: 256).
+
+    Raises:
+        ValueError: for a ``tokenizer`` of another type, or a ``max_tokens`` that is not a positive integer.
+    """
+    data = dict(data)
+    max_tokens = data.pop("max_tokens", None)
+    tokenizer = data.get("tokenizer")
+    if isinstance(tokenizer, BaseTokenizer):
+        if max_tokens is not None:
+            warnings.warn(
+                f"max_tokens={max_tokens!r} is ignored: the tokenizer's own limit applies "
+                f"({tokenizer.get_max_tokens()}), as in HybridChunker",
+                UserWarning,
+                stacklevel=4,
+            )
+        return data
+    if tokenizer is None and max_tokens is None:
+        data.pop("tokenizer", None)
+        return data
+    if not (tokenizer is None or isinstance(tokenizer, str | os.PathLike) or _is_transformers_tokenizer(tokenizer)):
+        raise ValueError(
+            "tokenizer must be a docling-core tokenizer (BaseTokenizer, e.g. HuggingFaceTokenizer or "
+            "OpenAITokenizer), a Hugging Face model name or local path, or a transformers tokenizer; "
+            f"got {type(tokenizer).__name__}"
+        )
+    if max_tokens is not None:
+        max_tokens = check_max_tokens(max_tokens)
+    warnings.warn(DEPRECATED_INIT_MESSAGE, DeprecationWarning, stacklevel=4)
+    if tokenizer is None:
+        data["tokenizer"] = bundled_tokenizer(max_tokens)
+    elif isinstance(tokenizer, str | os.PathLike):
+        data["tokenizer"] = _named_tokenizer(os.fspath(tokenizer), max_tokens)
+    else:
+        data["tokenizer"] = _wrapped_tokenizer(tokenizer, max_tokens)
+    return data
+
+
+def _named_tokenizer(name: str, max_tokens: int | None) -> BaseTokenizer:
+    """A tokenizer by model name or path; without ``max_tokens``, the model's own limit (HybridChunker's meaning)."""
+    if name in BUNDLED_NAMES:
+        return bundled_tokenizer(DEFAULT_MAX_TOKENS if max_tokens is None else max_tokens)
+    if max_tokens is not None:
+        return load_tokenizer(name, max_tokens)
+    from docling_core.transforms.chunker.tokenizer.huggingface import HuggingFaceTokenizer
+
+    try:
+        return HuggingFaceTokenizer.from_pretrained(model_name=name)
+    except Exception as exc:  # transformers / hub errors of many kinds
+        raise ValueError(
+            f"could not load tokenizer {name!r} with its own max_tokens (needs its sentence_bert_config.json from "
+            f"the Hugging Face hub or cache): pass max_tokens=..., or a docling-core tokenizer; "
+            f"cause: {type(exc).__name__}"
+        ) from exc
+
+
+def _wrapped_tokenizer(tokenizer: object, max_tokens: int | None) -> BaseTokenizer:
+    """docling-core's ``HuggingFaceTokenizer`` over a transformers tokenizer object, as HybridChunker builds it."""
+    from docling_core.transforms.chunker.tokenizer.huggingface import HuggingFaceTokenizer
+
+    if max_tokens is None and getattr(tokenizer, "name_or_path", None) in BUNDLED_NAMES:
+        max_tokens = DEFAULT_MAX_TOKENS  # what the model's sentence_bert_config.json says, without the hub
+    if max_tokens is None:
+        try:
+            return HuggingFaceTokenizer(tokenizer=tokenizer)
+        except Exception as exc:
+            raise ValueError(
+                f"could not determine max_tokens for the {type(tokenizer).__name__} given: pass max_tokens=...; "
+                f"cause: {type(exc).__name__}"
+            ) from exc
+    return HuggingFaceTokenizer(tokenizer=tokenizer, max_tokens=max_tokens)
 
 
 class EvidenceChunker(BaseChunker):
@@ -95,18 +203,8 @@ class EvidenceChunker(BaseChunker):
 
     @model_validator(mode="before")
     @classmethod
-    def _max_tokens_shortcut(cls, data: Any) -> Any:
-        if isinstance(data, dict) and "max_tokens" in data:
-            data = dict(data)
-            max_tokens = data.pop("max_tokens")
-            if data.get("tokenizer") is not None:
-                raise ValueError(
-                    "give either tokenizer=... (its own max_tokens applies) or max_tokens=... (bundled tokenizer)"
-                )
-            if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens <= 0:
-                raise ValueError(f"max_tokens must be a positive integer, got {max_tokens!r}")
-            data["tokenizer"] = bundled_tokenizer(max_tokens)
-        return data
+    def _tokenizer_forms(cls, data: Any) -> Any:
+        return resolve_tokenizer_args(data) if isinstance(data, dict) else data
 
     @field_validator("bbox_threshold")
     @classmethod
@@ -124,6 +222,11 @@ class EvidenceChunker(BaseChunker):
     def chunk(self, dl_doc: DoclingDocument, **kwargs: Any) -> Iterator[BaseChunk]:
         """Chunk ``dl_doc``: evidence units for its tables and, with ``emit_text``, text chunks for the rest.
 
+        Args:
+            dl_doc: the document.
+            **kwargs: as for HybridChunker, serializer parameters for this call (e.g. ``pages={1, 2}``,
+                ``labels=...``, ``layers=...``); the items they leave out are left out of every chunk.
+
         Raises:
             TypeError: if ``dl_doc`` is not a docling-core ``DoclingDocument``.
         """
@@ -135,7 +238,7 @@ class EvidenceChunker(BaseChunker):
             )
         self._memo = MemoTokenizer.wrap(self.tokenizer)  # each distinct text counted once per document
         try:
-            return iter(list(self._chunks(dl_doc)))
+            return iter(list(self._chunks(dl_doc, **kwargs)))
         finally:
             self._memo = None
 
@@ -149,9 +252,12 @@ class EvidenceChunker(BaseChunker):
         """``tokenizer.count_tokens(text)``, memoised for the document being chunked."""
         return self._memo_tokenizer().count_tokens(text)
 
-    def _chunks(self, doc: DoclingDocument) -> Iterator[EvidenceChunk]:
+    def _chunks(self, doc: DoclingDocument, **kwargs: Any) -> Iterator[EvidenceChunk]:
         doc_ser = self.serializer_provider.get_serializer(doc=doc)
-        index = build_index(doc)
+        # as in HybridChunker, chunk(**kwargs) patches the serializer's parameters (pages=, labels=, layers=, ...):
+        # what they leave out is left out of the units too
+        excluded = doc_ser.get_excluded_refs(**kwargs) - doc_ser.get_excluded_refs() if kwargs else set()
+        index = build_index(doc, excluded)
         rendered: dict[int, str] = {}
 
         def item_text(idx: int) -> str:
@@ -173,7 +279,6 @@ class EvidenceChunker(BaseChunker):
             def keep(table: TableItem, idxs: list[int]) -> list[bool]:
                 return gate(render_table(table_rows(table, doc), "markdown"), [item_text(i) for i in idxs])
 
-        fmt_name = self.table_format or table_format_of(doc_ser) or "markdown"
         headings_at = _headings_by_position(index)
         units = build_units(
             doc,
@@ -186,11 +291,15 @@ class EvidenceChunker(BaseChunker):
             count_text=self._count,
             keep_context=keep,
             merge_continued_tables=self.merge_continued_tables,
-            context_room=lambda u: self._context_room(u, fmt_name, headings_at.get(u.position)),
+            context_room=lambda u: self._context_room(u, doc, doc_ser, headings_at.get(u.position)),
         )
         unit_chunks = [
-            (u.position, self._unit_chunks(u, fmt_name, headings_at.get(u.position), item_text, index)) for u in units
+            (u.position, self._unit_chunks(u, doc, doc_ser, headings_at.get(u.position), item_text, index))
+            for u in units
         ]
+        for _pos, chunks in unit_chunks:
+            for c in chunks:
+                c.meta.origin = doc.origin
 
         if not self.emit_text:
             for _pos, chunks in unit_chunks:
@@ -198,12 +307,14 @@ class EvidenceChunker(BaseChunker):
             return
         hidden: set[str] = set()
         for u in units:
-            hidden |= u.owned_refs()
+            # the table's own children (the content of rich cells) are rendered with the table, not again as text
+            hidden |= u.owned_refs() | rich_cell_content(doc, u.table)
             if not self.context_in_text:
                 hidden |= {it.self_ref for it in (*u.context_before, *u.context_after)}
         key = document_key(doc)
         seen_ids: dict[str, int] = {}
         backbone: list[tuple[int, EvidenceChunk]] = []
+        unit_sections = {tuple(c.meta.headings or ()) for _, cs in unit_chunks for c in cs}
         for chunk in text_chunks(
             doc,
             hidden,
@@ -212,18 +323,23 @@ class EvidenceChunker(BaseChunker):
             merge_peers=self.merge_peers,
             always_emit_headings=self.always_emit_headings,
             doc_serializer=doc_ser,
+            **kwargs,
         ):
+            if not chunk.text and _section_has_a_unit(chunk.meta.headings, unit_sections):
+                continue  # a section empty only because its table went to a unit: the unit carries its headings
             anchor = _anchor(chunk, index)
-            backbone.extend((anchor, c) for c in self._text_chunks(chunk, key, seen_ids))
+            backbone.extend((anchor, c) for c in self._text_chunks(chunk, key, seen_ids, doc))
         inserts: list[tuple[int, list[EvidenceChunk]]] = list(unit_chunks)
         emitted = [c for _, c in backbone] + [c for _, cs in unit_chunks for c in cs]
-        for pos, item in _orphans(index, emitted):
+        for pos, item in _orphans(index, emitted, with_headings=self.always_emit_headings):
             # texts HybridChunker drops (e.g. footnotes and captions of items that are not units): never lost
             orphan = DocChunk(
                 text=item_text(pos),
-                meta=EvidenceMeta(doc_items=[item], headings=headings_at.get(pos), unit_id="-", kind="text"),
+                meta=EvidenceMeta(
+                    doc_items=[item], headings=headings_at.get(pos), origin=doc.origin, unit_id="-", kind="text"
+                ),
             )
-            inserts.append((pos, list(self._text_chunks(orphan, key, seen_ids))))
+            inserts.append((pos, list(self._text_chunks(orphan, key, seen_ids, doc))))
         inserts.sort(key=lambda entry: entry[0])
         k = 0
         for anchor, chunk in backbone:
@@ -234,14 +350,17 @@ class EvidenceChunker(BaseChunker):
         for _pos, chunks in inserts[k:]:
             yield from chunks
 
-    def _context_room(self, unit: EvidenceUnit, fmt_name: TableFormatName, headings: list[str] | None) -> int | None:
+    def _context_room(
+        self, unit: EvidenceUnit, doc: DoclingDocument, doc_ser: BaseDocSerializer, headings: list[str] | None
+    ) -> int | None:
         """Tokens left for context beside a unit that fits one piece without it (None when it does not fit anyway):
         context never makes a table split that would fit whole."""
         from docling_evidence.serializer import render_table
 
         if 2 * (len(unit.rows.header) + len(unit.rows.body)) > self.max_tokens:
             return None  # every row line costs at least two tokens: it cannot fit (and is not counted)
-        blocks = [unit.caption.text if unit.caption else "", render_table(unit.rows, fmt_name)]
+        layout = table_layout(unit.tables, doc, doc_ser, self.table_format, unit.rows, unit.row_starts)
+        blocks = [unit.caption.text if unit.caption else "", render_table(layout.rows, layout.fmt)]
         blocks += [f.text.strip() for f in unit.footnotes]
         base = self._count(self._embed_prefix(headings) + "\n\n".join(b for b in blocks if b))
         if base > self.max_tokens:
@@ -256,7 +375,8 @@ class EvidenceChunker(BaseChunker):
     def _unit_chunks(
         self,
         unit: EvidenceUnit,
-        fmt_name: TableFormatName,
+        doc: DoclingDocument,
+        doc_ser: BaseDocSerializer,
         headings: list[str] | None,
         item_text: Any,
         index: DocIndex,
@@ -270,6 +390,8 @@ class EvidenceChunker(BaseChunker):
                 "headings of %s leave too little room for the table: emitted without them", unit.table.self_ref
             )
             headings, prefix, budget = None, "", limit
+        layout = table_layout(unit.tables, doc, doc_ser, self.table_format, unit.rows, unit.row_starts)
+        unit = replace(unit, rows=layout.rows, row_starts=layout.row_starts)
         n_before = len(unit.context_before)
         n_context = n_before + len(unit.context_after)
         context = [_context_text(unit, k, item_text, index) for k in range(n_context)]
@@ -279,7 +401,7 @@ class EvidenceChunker(BaseChunker):
             context_after=tuple(context[n_before:]),
             footnotes=tuple(f.text.strip() for f in unit.footnotes if f.text.strip()),
             rows=unit.rows,
-            fmt=TABLE_FORMATS[fmt_name],
+            fmt=layout.fmt,
             context_rank=unit.context_rank,
         )
         splitter = Splitter(count=count, fits=lambda text: count(prefix + text) <= limit, budget=budget)
@@ -326,8 +448,14 @@ class EvidenceChunker(BaseChunker):
         )
         return EvidenceChunk(text=piece.text, meta=meta)
 
-    def _text_chunks(self, chunk: DocChunk, key: str, seen_ids: dict[str, int]) -> Iterator[EvidenceChunk]:
+    def _text_chunks(
+        self, chunk: DocChunk, key: str, seen_ids: dict[str, int], doc: DoclingDocument
+    ) -> Iterator[EvidenceChunk]:
         items = chunk.meta.doc_items
+        if not chunk.text:
+            chunk = _heading_chunk(chunk)
+            if not chunk.text:
+                return  # nothing to embed: an empty heading with no text under it
         base = stable_id(key, "text", *(it.self_ref for it in items))
         texts = [chunk.text]
         if self._count(self.contextualize(chunk)) > self.max_tokens:
@@ -340,7 +468,7 @@ class EvidenceChunker(BaseChunker):
                 meta=EvidenceMeta(
                     doc_items=items,
                     headings=chunk.meta.headings,
-                    origin=chunk.meta.origin,
+                    origin=doc.origin,
                     page_span=sorted({p.page_no for it in items for p in it.prov}),
                     unit_id=base if occurrence == 0 else stable_id(base, str(occurrence)),
                     kind="text",
@@ -403,18 +531,42 @@ def _anchor(chunk: DocChunk, index: DocIndex) -> int:
     return max(body) if body else -1
 
 
-def _orphans(index: DocIndex, chunks: list[EvidenceChunk]) -> list[tuple[int, TextItem]]:
-    """Body text items with text that no chunk holds (as a doc item, or as a heading in scope)."""
+def _orphans(index: DocIndex, chunks: list[EvidenceChunk], *, with_headings: bool) -> list[tuple[int, TextItem]]:
+    """Body text items with text that no chunk holds (as a doc item, or as a heading in scope).
+
+    Headings count only ``with_headings`` (``always_emit_headings``): without it, HybridChunker's choice to drop a
+    heading with no text under it is kept.
+    """
     covered = {it.self_ref for c in chunks for it in c.meta.doc_items}
     headings = {h for c in chunks for h in (c.meta.headings or [])}
     found = []
     for pos, item in enumerate(index.items):
         if not isinstance(item, TextItem) or not item.text.strip() or item.self_ref in covered:
             continue
-        if index.is_heading(pos) and item.text in headings:
+        if index.is_heading(pos) and (not with_headings or item.text in headings):
             continue
         found.append((pos, item))
     return found
+
+
+def _section_has_a_unit(headings: list[str] | None, unit_sections: set[tuple[str, ...]]) -> bool:
+    """Whether some unit lies in the section ``headings`` leads to (its headings start with them)."""
+    path = tuple(headings or ())
+    return bool(path) and any(section[: len(path)] == path for section in unit_sections)
+
+
+def _heading_chunk(chunk: DocChunk) -> DocChunk:
+    """A heading-only chunk (``always_emit_headings``) with its innermost heading as text, not an empty text.
+
+    HybridChunker emits such chunks with ``text=""`` and every heading in ``meta.headings``; here the innermost
+    heading moves to ``text`` (the outer ones stay as ``headings``), so the embedded text is the same and no chunk
+    is empty.
+    """
+    headings = list(chunk.meta.headings or [])
+    if not headings:
+        return chunk
+    meta = chunk.meta.model_copy(update={"headings": headings[:-1] or None})
+    return DocChunk(text=headings[-1], meta=meta)
 
 
 def _headings_by_position(index: DocIndex) -> dict[int, list[str]]:

@@ -395,11 +395,10 @@ def make_chunker(
     """
     from docling_evidence.tokenizer import DEFAULT_MAX_TOKENS, load_tokenizer
 
-    if max_tokens is not None and (isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens <= 0):
-        raise ValueError(f"max_tokens must be a positive integer, got {max_tokens!r}")
     kwargs: dict[str, Any] = {}
     if tokenizer is not None or max_tokens is not None:
-        kwargs["tokenizer"] = load_tokenizer(tokenizer, max_tokens or DEFAULT_MAX_TOKENS)
+        # load_tokenizer owns the max_tokens check (tokenizer.check_max_tokens)
+        kwargs["tokenizer"] = load_tokenizer(tokenizer, DEFAULT_MAX_TOKENS if max_tokens is None else max_tokens)
     if bbox_threshold is not None:
         kwargs["bbox_threshold"] = bbox_threshold
     if table_format is not None:

@@ -14,6 +14,7 @@ from docling_core.types.doc import (
     TextItem,
     TitleItem,
 )
+from docling_core.types.doc.document import RichTableCell
 
 from docling_evidence.layout import Box, item_boxes
 
@@ -78,13 +79,38 @@ class DocIndex:
         )
 
 
-def build_index(doc: DoclingDocument) -> DocIndex:
-    """Walk the document once and collect a :class:`DocIndex`."""
+def rich_cell_content(doc: DoclingDocument, table: TableItem) -> set[str]:
+    """Refs of the nodes a table's rich cells show (and everything below them): content rendered with the table.
+
+    A table's captions and footnotes may be its children too; they are not included unless a rich cell points at
+    them.
+    """
+    found: set[str] = set()
+    stack = [cell.ref for cell in table.data.table_cells if isinstance(cell, RichTableCell)]
+    while stack:
+        ref = stack.pop()
+        if ref.cref in found:
+            continue
+        found.add(ref.cref)
+        try:
+            stack.extend(ref.resolve(doc).children)
+        except Exception:  # a dangling ref: nothing below it
+            continue
+    return found
+
+
+def build_index(doc: DoclingDocument, excluded: frozenset[str] | set[str] = frozenset()) -> DocIndex:
+    """Walk the document once and collect a :class:`DocIndex` (the content of rich table cells is not a body item:
+    it belongs to its table). Items in ``excluded`` (what the serializer leaves out for ``chunk(**kwargs)``) are
+    not indexed."""
     items: list[DocItem] = []
     satellites: set[str] = set()
+    in_cells: set[str] = set()
     for node, _level in doc.iterate_items(with_groups=False, traverse_pictures=False):
-        if not isinstance(node, DocItem):
+        if not isinstance(node, DocItem) or node.self_ref in in_cells or node.self_ref in excluded:
             continue
+        if isinstance(node, TableItem):
+            in_cells |= rich_cell_content(doc, node)
         items.append(node)
         if isinstance(node, FloatingItem):
             satellites.update(ref.cref for ref in node.captions)

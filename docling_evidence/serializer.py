@@ -2,15 +2,21 @@
 
 ``EvidenceSerializerProvider`` is a ``ChunkingSerializerProvider``: it hands out docling-core's chunking document
 serializer (Markdown text, so captions, paragraphs and footnotes render exactly as HybridChunker renders them) with an
-:class:`EvidenceTableSerializer` for tables. Users swap the table format the way they already do for HybridChunker —
-by passing a serializer provider whose table serializer is docling-core's ``MarkdownTableSerializer``,
-``HTMLTableSerializer`` or ``TripletTableSerializer`` (mapped to our row-exact ``markdown``, ``html`` and ``triplets``
-formats), or by setting ``EvidenceChunker(table_format=...)``.
+:class:`EvidenceTableSerializer` for tables: our row-exact ``markdown`` (default), ``html`` or ``triplets`` format,
+also selectable with ``EvidenceChunker(table_format=...)``.
+
+A provider with another table serializer is honoured as HybridChunker honours it: :func:`table_layout` takes the
+table's text from that serializer (docling-core's ``MarkdownTableSerializer``, ``HTMLTableSerializer``, or a custom
+one) and its header and body lines (``get_header_and_body_lines``), so every piece shows lines of the provider's own
+output. Only docling-core's ``TripletTableSerializer`` (HybridChunker's default) maps to our ``triplets`` format: the
+same statements, one table row per line instead of the whole table on one line, so that tables split by rows.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from docling_core.transforms.chunker.hierarchical_chunker import (
@@ -20,20 +26,183 @@ from docling_core.transforms.chunker.hierarchical_chunker import (
 )
 from docling_core.transforms.serializer.base import BaseDocSerializer, BaseTableSerializer, SerializationResult
 from docling_core.transforms.serializer.common import create_ser_result
-from docling_core.transforms.serializer.html import HTMLTableSerializer
-from docling_core.transforms.serializer.markdown import MarkdownParams, MarkdownTableSerializer
-from docling_core.types.doc import DoclingDocument, TableItem
+from docling_core.transforms.serializer.markdown import MarkdownParams
+from docling_core.types.doc import DocItemLabel, DoclingDocument, TableItem
 from docling_core.types.doc.base import ImageRefMode
 
-from docling_evidence.table_format import TABLE_FORMATS, TableFormatName
+from docling_evidence.table_format import TABLE_FORMATS, TableFormat, TableFormatName
 from docling_evidence.table_rows import TableRows, table_rows
 
 _log = logging.getLogger(__name__)
 
 
-def render_table(rows: TableRows, table_format: TableFormatName) -> str:
-    """The whole table in ``table_format``, one line per row."""
-    fmt = TABLE_FORMATS[table_format]
+class PlainFormat:
+    """A table of one cell shown as its text (a layout table, e.g. a rich cell wrapping body text)."""
+
+    name: TableFormatName = "markdown"
+
+    def open_lines(self) -> list[str]:
+        return []
+
+    def close_lines(self) -> list[str]:
+        return []
+
+    def header_lines(self, header: Sequence[Sequence[str]], cols: Sequence[int]) -> list[str]:
+        return [" ".join(row[c] for c in cols) for row in header]
+
+    def row_line(
+        self, row: Sequence[str], cols: Sequence[int], header: Sequence[Sequence[str]], label_cols: int
+    ) -> str:
+        return " ".join(row[c] for c in cols)
+
+
+class PipeLinesFormat:
+    """Rows of a pipe table made by another serializer, kept exactly: each cell is its raw text between pipes
+    (padding included), so a whole row renders back to the serializer's own line and a column subset is a valid
+    pipe table."""
+
+    name: TableFormatName = "markdown"
+
+    def open_lines(self) -> list[str]:
+        return []
+
+    def close_lines(self) -> list[str]:
+        return []
+
+    def header_lines(self, header: Sequence[Sequence[str]], cols: Sequence[int]) -> list[str]:
+        return ["|" + "|".join(row[c] for c in cols) + "|" for row in header]
+
+    def row_line(
+        self, row: Sequence[str], cols: Sequence[int], header: Sequence[Sequence[str]], label_cols: int
+    ) -> str:
+        return "|" + "|".join(row[c] if row[c].startswith(" ") else f" {row[c]} " for c in cols) + "|"
+
+
+@dataclass(frozen=True)
+class LinesFormat:
+    """Lines of a table made by another serializer, one body line per row, framed by its opening/closing lines."""
+
+    opening: tuple[str, ...] = ()
+    closing: tuple[str, ...] = ()
+    name: TableFormatName = "html"
+
+    def open_lines(self) -> list[str]:
+        return list(self.opening)
+
+    def close_lines(self) -> list[str]:
+        return list(self.closing)
+
+    def header_lines(self, header: Sequence[Sequence[str]], cols: Sequence[int]) -> list[str]:
+        return [row[0] for row in header]
+
+    def row_line(
+        self, row: Sequence[str], cols: Sequence[int], header: Sequence[Sequence[str]], label_cols: int
+    ) -> str:
+        return row[0]
+
+
+def _pipe_cells(line: str) -> list[str] | None:
+    """The raw cells of a pipe-table line (``|`` escaped by a backslash stays in its cell), or None."""
+    if not (line.startswith("|") and line.endswith("|")) or len(line) < 2:
+        return None
+    cells, current, escaped = [], [], False
+    for char in line[1:-1]:
+        if char == "|" and not escaped:
+            cells.append("".join(current))
+            current = []
+        else:
+            current.append(char)
+        escaped = char == "\\" and not escaped
+    cells.append("".join(current))
+    return cells
+
+
+def _foreign_layout(
+    table: TableItem, doc: DoclingDocument, doc_serializer: BaseDocSerializer, table_serializer: BaseTableSerializer
+) -> tuple[TableRows, TableFormat]:
+    """The table as ``table_serializer`` writes it (captions and footnotes left out: the unit places them)."""
+    # through the document serializer, so that its parameters (compact_tables, ...) apply as in HybridChunker
+    params = getattr(doc_serializer, "params", None)
+    labels = getattr(params, "labels", None)
+    if labels is not None:
+        text = doc_serializer.serialize(
+            item=table, labels=set(labels) - {DocItemLabel.CAPTION, DocItemLabel.FOOTNOTE}
+        ).text
+    else:
+        text = table_serializer.serialize(item=table, doc_serializer=doc_serializer, doc=doc).text
+    head, body = table_serializer.get_header_and_body_lines(table_text=text)
+    head = [line.rstrip("\n") for line in head if line.strip()]
+    body = [line.rstrip("\n") for line in body if line.strip()]
+    own = table_rows(table, doc)
+    cells = [_pipe_cells(line) for line in (*head, *body)]
+    widths = {len(c) for c in cells if c is not None}
+    if cells and None not in cells and len(widths) == 1:
+        ncols = widths.pop()
+        label_cols = own.label_cols if own.num_cols == ncols else min(1, ncols - 1)
+        rows = TableRows(
+            header=tuple(tuple(c) for c in cells[: len(head)]),  # type: ignore[arg-type]
+            body=tuple(tuple(c) for c in cells[len(head) :]),  # type: ignore[arg-type]
+            label_cols=label_cols,
+        )
+        return rows, PipeLinesFormat()
+    # other line formats (HTML): opening lines stay in the header, closing tags ("</tbody></table>") follow the rows
+    n_rows = len(body)
+    while n_rows and body[n_rows - 1].lstrip().startswith("</"):
+        n_rows -= 1
+    rows = TableRows(header=tuple((h,) for h in head), body=tuple((b,) for b in body[:n_rows]), label_cols=0)
+    return rows, LinesFormat(closing=tuple(body[n_rows:]))
+
+
+@dataclass(frozen=True)
+class TableLayout:
+    """How a unit shows its table: the rows, where each table part's rows start, and the format rendering them."""
+
+    rows: TableRows
+    row_starts: tuple[int, ...]
+    fmt: TableFormat
+
+
+def table_layout(
+    tables: Sequence[TableItem],
+    doc: DoclingDocument,
+    doc_serializer: BaseDocSerializer,
+    table_format: TableFormatName | None = None,
+    rows: TableRows | None = None,
+    row_starts: tuple[int, ...] = (0,),
+) -> TableLayout:
+    """How a unit shows ``tables`` (a table and its continuations on later pages): rows and format, one line per row.
+
+    ``table_format`` (the chunker's setting) wins; else the provider's table serializer decides: ours and
+    docling-core's triplets map to our formats over ``rows`` (default: ``table_rows`` of the one table); any other
+    serializer is honoured with its own output, each part's body rows after the first part's header. A table of a
+    single cell is shown as its text, as HybridChunker shows it.
+    """
+    table_ser = getattr(doc_serializer, "table_serializer", None)
+    name = table_format or table_format_of(doc_serializer)
+    if name is None and isinstance(table_ser, BaseTableSerializer):
+        parts = [_foreign_layout(t, doc, doc_serializer, table_ser) for t in tables]
+        first_rows, fmt = parts[0]
+        if all(type(f) is type(fmt) and r.num_cols == first_rows.num_cols for r, f in parts):
+            starts = [0]
+            for part_rows, _ in parts[:-1]:
+                starts.append(starts[-1] + len(part_rows.body))
+            body = tuple(row for part_rows, _ in parts for row in part_rows.body)
+            return TableLayout(
+                rows=TableRows(header=first_rows.header, body=body, label_cols=first_rows.label_cols),
+                row_starts=tuple(starts),
+                fmt=fmt,
+            )
+        _log.warning("the parts of %s do not serialize alike: shown as Markdown", tables[0].self_ref)
+    rows = rows if rows is not None else table_rows(tables[0], doc)
+    grid = [*rows.header, *rows.body]
+    if len(grid) == 1 and rows.num_cols == 1:
+        return TableLayout(TableRows(header=(), body=(grid[0],), label_cols=0), (0,), PlainFormat())
+    return TableLayout(rows, row_starts, TABLE_FORMATS[name or "markdown"])
+
+
+def render_table(rows: TableRows, table_format: TableFormatName | TableFormat) -> str:
+    """The whole table in ``table_format`` (a name or a format), one line per row."""
+    fmt = TABLE_FORMATS[table_format] if isinstance(table_format, str) else table_format
     cols = tuple(range(rows.num_cols))
     lines = [
         *fmt.open_lines(),
@@ -59,8 +228,18 @@ class EvidenceTableSerializer(BaseTableSerializer):
     def serialize(
         self, *, item: TableItem, doc_serializer: BaseDocSerializer, doc: DoclingDocument, **kwargs: Any
     ) -> SerializationResult:
-        """Serialize the table's cells (not its captions) in this serializer's format."""
-        return create_ser_result(text=render_table(table_rows(item, doc), self.table_format), span_source=item)
+        """Serialize the table as docling-core's table serializers do: its captions, then its rows in this
+        serializer's format (exactly the lines ``EvidenceChunker`` puts in its pieces)."""
+        parts = []
+        captions = doc_serializer.serialize_captions(item=item, **kwargs)
+        if captions.text:
+            parts.append(captions)
+        if item.self_ref not in doc_serializer.get_excluded_refs(**kwargs):
+            layout = table_layout([item], doc, doc_serializer, self.table_format)
+            text = render_table(layout.rows, layout.fmt)
+            if text:
+                parts.append(create_ser_result(text=text, span_source=item))
+        return create_ser_result(text="\n\n".join(p.text for p in parts), span_source=parts)
 
     def get_header_and_body_lines(self, *, table_text: str, **kwargs: Any) -> tuple[list[str], list[str]]:
         """Split text made by :meth:`serialize` into header lines and body lines."""
@@ -96,14 +275,11 @@ class EvidenceSerializerProvider(ChunkingSerializerProvider):
 
 
 def table_format_of(doc_serializer: BaseDocSerializer) -> TableFormatName | None:
-    """The row format matching a document serializer's table serializer, or None when it is not one we know."""
+    """Our row format for a document serializer's table serializer: its own for ours, ``triplets`` for docling-core's
+    ``TripletTableSerializer``; None for any other serializer (its output is then used as it is)."""
     table_ser = getattr(doc_serializer, "table_serializer", None)
     if isinstance(table_ser, EvidenceTableSerializer):
         return table_ser.table_format
-    if isinstance(table_ser, MarkdownTableSerializer):
-        return "markdown"
-    if isinstance(table_ser, HTMLTableSerializer):
-        return "html"
     if isinstance(table_ser, TripletTableSerializer):
         return "triplets"
     return None

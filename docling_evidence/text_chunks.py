@@ -118,14 +118,17 @@ class _TextChunker(HybridChunker):
 
     _semchunkers: dict[int, Any] = PrivateAttr(default_factory=dict)
 
-    def chunk_with(self, dl_doc: DoclingDocument, doc_serializer: BaseDocSerializer | None = None) -> list[DocChunk]:
-        """``HybridChunker.chunk(dl_doc)``, serializing with ``doc_serializer`` when given (built once otherwise)."""
+    def chunk_with(
+        self, dl_doc: DoclingDocument, doc_serializer: BaseDocSerializer | None = None, **kwargs: Any
+    ) -> list[DocChunk]:
+        """``HybridChunker.chunk(dl_doc, **kwargs)``, serializing with ``doc_serializer`` when given (built once
+        otherwise); ``kwargs`` go to the hierarchical pass, as HybridChunker hands them on."""
         ser = doc_serializer or self.serializer_provider.get_serializer(doc=dl_doc)
         inner = HierarchicalChunker(
             serializer_provider=_FixedSerializer(self.serializer_provider, ser, dl_doc),
             always_emit_headings=self.always_emit_headings,
         )
-        res: Iterable[DocChunk] = inner.chunk(dl_doc=dl_doc)  # type: ignore[assignment]
+        res: Iterable[DocChunk] = inner.chunk(dl_doc=dl_doc, **kwargs)  # type: ignore[assignment]
         res = [x for c in res for x in self._split_by_doc_items(c, doc_serializer=ser)]
         res = [x for c in res for x in self._split_using_plain_text(c, doc_serializer=ser)]
         if self.merge_peers:
@@ -133,9 +136,7 @@ class _TextChunker(HybridChunker):
         return res
 
     def chunk(self, dl_doc: DoclingDocument, **kwargs: Any) -> Iterator[BaseChunk]:
-        if kwargs:
-            return super().chunk(dl_doc, **kwargs)
-        return iter(self.chunk_with(dl_doc))
+        return iter(self.chunk_with(dl_doc, **kwargs))
 
     def _split_using_plain_text(self, doc_chunk: DocChunk, doc_serializer: BaseDocSerializer) -> list[DocChunk]:
         # HybridChunker copies a fitting chunk through a JSON round trip (re-validating every doc item); the chunk
@@ -197,6 +198,7 @@ def text_chunks(
     merge_peers: bool,
     always_emit_headings: bool,
     doc_serializer: BaseDocSerializer | None = None,
+    **kwargs: Any,
 ) -> Iterable[DocChunk]:
     """HybridChunker's chunks of ``doc`` with the items in ``hidden`` left out, doc items resolved in ``doc``.
 
@@ -214,7 +216,7 @@ def text_chunks(
         always_emit_headings=always_emit_headings,
     )
     source = _view(doc, hidden)
-    for chunk in chunker.chunk_with(source, doc_serializer if source is doc else None):
+    for chunk in chunker.chunk_with(source, doc_serializer if source is doc else None, **kwargs):
         if source is not doc:
             items: list[DocItem] = []
             for it in chunk.meta.doc_items:

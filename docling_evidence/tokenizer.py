@@ -30,7 +30,12 @@ DEFAULT_MAX_TOKENS: int = 256
 """all-MiniLM-L6-v2's ``max_seq_length``: the limit HybridChunker uses with its default tokenizer."""
 
 
-def _check_max_tokens(max_tokens: object) -> int:
+def check_max_tokens(max_tokens: object) -> int:
+    """The one check of a ``max_tokens`` setting (chunker, CLI, tokenizers): a positive integer, returned as is.
+
+    Raises:
+        ValueError: if ``max_tokens`` is not a positive integer (``True``, ``"256"`` and ``0`` are rejected).
+    """
     if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens <= 0:
         raise ValueError(f"max_tokens must be a positive integer, got {max_tokens!r}")
     return max_tokens
@@ -72,7 +77,7 @@ class TokenizersTokenizer(BaseTokenizer):
         Raises:
             ValueError: if ``max_tokens`` is not a positive integer or the file cannot be read as a tokenizer.
         """
-        max_tokens = _check_max_tokens(max_tokens)
+        max_tokens = check_max_tokens(max_tokens)
         file = Path(path)
         if file.is_dir():
             file = file / "tokenizer.json"
@@ -112,7 +117,7 @@ def bundled_tokenizer(max_tokens: int = DEFAULT_MAX_TOKENS) -> TokenizersTokeniz
     Raises:
         ValueError: if ``max_tokens`` is not a positive integer.
     """
-    return TokenizersTokenizer.from_file(BUNDLED_TOKENIZER_DIR / "tokenizer.json", _check_max_tokens(max_tokens))
+    return TokenizersTokenizer.from_file(BUNDLED_TOKENIZER_DIR / "tokenizer.json", check_max_tokens(max_tokens))
 
 
 @lru_cache(maxsize=4)
@@ -133,7 +138,7 @@ def hf_tokenizer(name_or_path: str | Path, max_tokens: int = DEFAULT_MAX_TOKENS)
     """
     from docling_core.transforms.chunker.tokenizer.huggingface import HuggingFaceTokenizer
 
-    max_tokens = _check_max_tokens(max_tokens)
+    max_tokens = check_max_tokens(max_tokens)
     try:
         hf_tok = _load_hf_tokenizer(str(name_or_path))
     except Exception as exc:  # transformers raises OSError, ValueError, HF hub errors...

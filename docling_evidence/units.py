@@ -109,10 +109,23 @@ class EvidenceUnit:
 
 
 def document_key(doc: DoclingDocument) -> str:
-    """A stable identity for a document: its source hash when Docling recorded one, else its name."""
+    """A stable identity for a document: its source hash when Docling recorded one, else a hash of its content.
+
+    Without ``origin`` the name alone is not an identity (Docling names many documents ``input``), so ids made
+    from it would merge units of different documents: the key is then the name plus a digest of every text and
+    table cell, in document order.
+    """
     if doc.origin is not None:
         return f"{doc.origin.binary_hash}:{doc.origin.filename}"
-    return doc.name
+    digest = hashlib.sha1(doc.name.encode("utf-8"))
+    for text in doc.texts:
+        digest.update(b"\x00t" + text.text.encode("utf-8"))
+    for table in doc.tables:
+        digest.update(b"\x00T")
+        for cell in table.data.table_cells:
+            where = f"\x00{cell.start_row_offset_idx},{cell.start_col_offset_idx}:"
+            digest.update(where.encode("ascii") + cell.text.encode("utf-8"))
+    return f"{doc.name}:{digest.hexdigest()[:16]}"
 
 
 def stable_id(*parts: str) -> str:

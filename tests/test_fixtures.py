@@ -287,6 +287,20 @@ def test_deterministic_and_unit_ids_stable(path: Path | None) -> None:
     assert [c.model_dump() for c in again] == [c.model_dump() for c in ch.chunks]
 
 
+@pytest.mark.parametrize("path", FIXTURE_PARAMS)
+def test_every_chunk_is_a_docling_core_chunk(path: Path | None) -> None:
+    """Drop-in (issue 16): every chunk validates as docling-core's ``DocChunk`` and survives its JSON export, names
+    the document's ``origin`` (as every HybridChunker chunk does), and has text (no empty node downstream)."""
+    from docling_core.transforms.chunker import DocChunk
+
+    ch = chunked(path)
+    for chunk in ch.chunks:
+        assert chunk.text.strip(), chunk.meta.doc_items[0].self_ref
+        assert chunk.meta.origin == ch.doc.origin
+        plain = DocChunk.model_validate(chunk.model_dump())
+        assert DocChunk.model_validate(plain.export_json_dict()).text == chunk.text
+
+
 # --- problems seen on the real fixtures: regression tests -------------------------
 def _fixture(rel: str) -> Chunked:
     path = FIXTURES / rel

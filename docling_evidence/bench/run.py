@@ -263,8 +263,9 @@ def run_benchmark(
             raise ValueError(f"unknown scope {s!r}; expected some of {', '.join(SCOPES)}")
     if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
         raise ValueError(f"rounds must be a positive integer, got {rounds!r}")
-    if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
-        raise ValueError(f"max_tokens must be a positive integer, got {max_tokens!r}")
+    from docling_evidence.tokenizer import check_max_tokens
+
+    check_max_tokens(max_tokens)
     needs_vectors = any(m != "bm25" for m in methods)
     if needs_vectors and embedder is None:
         raise ValueError("dense and hybrid retrieval need an embedder")

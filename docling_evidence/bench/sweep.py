@@ -146,9 +146,9 @@ def docling_arm(documents: dict[str, Any], family: str, max_tokens: int) -> Swee
 
             chunker: Any = HybridChunker(tokenizer=bundled_tokenizer(max_tokens))
         else:
-            from docling_evidence import EvidenceChunker
+            from docling_evidence import EvidenceChunker, bundled_tokenizer
 
-            chunker = EvidenceChunker(max_tokens=max_tokens)
+            chunker = EvidenceChunker(tokenizer=bundled_tokenizer(max_tokens))
         return [
             SweepChunk(doc_id, chunker.contextualize(chunk))
             for doc_id, doc in documents.items()

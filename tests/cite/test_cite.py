@@ -224,12 +224,12 @@ def test_table_cell_counts_only_when_the_chunk_shows_its_row() -> None:
 
 def test_evidence_chunker_pieces_of_a_split_table(shared_dir: Path) -> None:
     del shared_dir
-    from docling_evidence import EvidenceChunker
+    from docling_evidence import EvidenceChunker, bundled_tokenizer
 
     doc = paged_doc(1)
     body = [[f"Item {i}", f"{1000 + i * 7}.{i % 10}", f"{5000 + i}"] for i in range(60)]
     add_table(doc, [["Item", "2019", "2018"]], body, caption="Table 9: Long", provs=[prov(1, 40, 40, 560, 760)])
-    chunks = [c for c in EvidenceChunker(max_tokens=128).chunk(doc) if c.meta.kind == "table"]
+    chunks = [c for c in EvidenceChunker(tokenizer=bundled_tokenizer(128)).chunk(doc) if c.meta.kind == "table"]
     assert len(chunks) > 2
     for row in (0, 31, 59):
         value = body[row][1]

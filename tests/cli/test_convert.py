@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from docling_core.types.doc import DoclingDocument
 
-from docling_evidence import EvidenceChunker
+from docling_evidence import EvidenceChunker, bundled_tokenizer
 from docling_evidence.convert import (
     InputError,
     chunk_document,
@@ -48,7 +48,7 @@ def test_chunk_path_on_docling_json(example_json: Path) -> None:
     chunks = chunk_path(example_json)
     assert chunks and all(isinstance(c, EvidenceChunk) for c in chunks)
     doc = DoclingDocument.load_from_json(example_json)
-    chunker = EvidenceChunker(max_tokens=128)
+    chunker = EvidenceChunker(tokenizer=bundled_tokenizer(128))
     small = chunk_document(doc, chunker)
     assert len(small) > len(chunks)
     record = chunk_record(small[0], chunker, example_json)

@@ -48,13 +48,6 @@ def test_bad_settings_raise_value_errors(kwargs: dict) -> None:
         EvidenceChunker(**kwargs)
 
 
-def test_tokenizer_and_max_tokens_together_is_an_error() -> None:
-    from docling_evidence import bundled_tokenizer
-
-    with pytest.raises(ValueError, match="either tokenizer"):
-        EvidenceChunker(tokenizer=bundled_tokenizer(128), max_tokens=64)
-
-
 def test_empty_document_gives_no_chunks() -> None:
     assert list(EvidenceChunker().chunk(DoclingDocument(name="empty"))) == []
 

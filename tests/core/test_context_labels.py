@@ -65,10 +65,12 @@ def test_measured_recall_and_precision_do_not_fall_below_the_report() -> None:
 @pytest.mark.skipif(not FIXTURES.is_dir(), reason="needs ../shared/fixtures")
 @pytest.mark.parametrize("limit", [128, 512])
 def test_fixture_context_spans_are_shown_and_never_another_tables_caption(limit: int) -> None:
-    from docling_evidence import EvidenceChunker
+    from docling_evidence import EvidenceChunker, bundled_tokenizer
 
     for path in sorted(FIXTURES.glob("*.json")):
-        chunks = [c for c in EvidenceChunker(max_tokens=limit).chunk(DoclingDocument.load_from_json(path))]
+        chunks = [
+            c for c in EvidenceChunker(tokenizer=bundled_tokenizer(limit)).chunk(DoclingDocument.load_from_json(path))
+        ]
         units = [c for c in chunks if c.meta.kind == "table"]
         caption_of = {
             ref: next(r for r, role in c.meta.roles.items() if role == "table")

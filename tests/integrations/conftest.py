@@ -76,9 +76,9 @@ def fleet_doc() -> DoclingDocument:
 @pytest.fixture(scope="session")
 def chunker() -> Any:
     """The real EvidenceChunker with a small limit, so the register splits into several pieces."""
-    from docling_evidence import EvidenceChunker
+    from docling_evidence import EvidenceChunker, bundled_tokenizer
 
-    return EvidenceChunker(max_tokens=128)
+    return EvidenceChunker(tokenizer=bundled_tokenizer(128))
 
 
 @pytest.fixture(scope="session")

@@ -28,11 +28,11 @@ def test_chunking_a_document_imports_neither_torch_nor_transformers() -> None:
         """
         import sys
         from docling_core.types.doc import DoclingDocument, DocItemLabel
-        from docling_evidence import EvidenceChunker
+        from docling_evidence import EvidenceChunker, bundled_tokenizer
         doc = DoclingDocument(name="d")
         doc.add_heading("Results")
         doc.add_text(label=DocItemLabel.TEXT, text="Revenue rose. " * 80)
-        chunks = list(EvidenceChunker(max_tokens=32).chunk(doc))
+        chunks = list(EvidenceChunker(tokenizer=bundled_tokenizer(32)).chunk(doc))
         assert len(chunks) > 1
         print(sorted(m for m in ("torch", "transformers") if m in sys.modules))
         """
