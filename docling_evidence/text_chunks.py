@@ -158,6 +158,10 @@ class _TextChunker(HybridChunker):
 
     def _semchunker(self, size: int) -> Any:
         """``semchunk.chunkerify(tokenizer, size)``, built once per size (HybridChunker builds one per call)."""
+        from docling_core.transforms.chunker import hybrid_chunker
+
+        if not hybrid_chunker._SEMCHUNK_AVAILABLE:  # as HybridChunker.segment: a clear error at chunk time
+            raise ImportError(hybrid_chunker._SEMCHUNK_INSTALL_HINT) from hybrid_chunker._SEMCHUNK_IMPORT_ERROR
         chunker = self._semchunkers.get(size)
         if chunker is None:
             import semchunk
