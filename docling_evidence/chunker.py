@@ -14,7 +14,7 @@ from docling_core.transforms.chunker import BaseChunk, BaseChunker, DocChunk
 from docling_core.transforms.chunker.tokenizer.base import BaseTokenizer
 from docling_core.transforms.serializer.base import BaseDocSerializer, BaseSerializerProvider
 from docling_core.types.doc import DoclingDocument, SectionHeaderItem, TableItem, TextItem, TitleItem
-from pydantic import ConfigDict, Field, field_validator, model_validator
+from pydantic import ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
 from docling_evidence.doc_index import DocIndex, build_index, rich_cell_content
 from docling_evidence.meta import EvidenceChunk, EvidenceMeta, MemberRole
@@ -22,7 +22,13 @@ from docling_evidence.serializer import EvidenceSerializerProvider, table_layout
 from docling_evidence.split import Piece, Splitter, UnitParts
 from docling_evidence.table_format import TableFormatName
 from docling_evidence.text_chunks import text_chunks
-from docling_evidence.tokenizer import DEFAULT_MAX_TOKENS, bundled_tokenizer, check_max_tokens, load_tokenizer
+from docling_evidence.tokenizer import (
+    DEFAULT_MAX_TOKENS,
+    MemoTokenizer,
+    bundled_tokenizer,
+    check_max_tokens,
+    load_tokenizer,
+)
 from docling_evidence.units import EvidenceUnit, build_units, document_key, stable_id
 
 _log = logging.getLogger(__name__)
@@ -193,6 +199,8 @@ class EvidenceChunker(BaseChunker):
     with_footnotes: bool = True
     merge_continued_tables: bool = True
 
+    _memo: MemoTokenizer | None = PrivateAttr(default=None)
+
     @model_validator(mode="before")
     @classmethod
     def _tokenizer_forms(cls, data: Any) -> Any:
@@ -228,7 +236,21 @@ class EvidenceChunker(BaseChunker):
                 "convert files first (DocumentConverter().convert(path).document, or "
                 "DoclingDocument.load_from_json(path))"
             )
-        return iter(list(self._chunks(dl_doc, **kwargs)))
+        self._memo = MemoTokenizer.wrap(self.tokenizer)  # each distinct text counted once per document
+        try:
+            return iter(list(self._chunks(dl_doc, **kwargs)))
+        finally:
+            self._memo = None
+
+    def _memo_tokenizer(self) -> MemoTokenizer:
+        memo = self._memo
+        if memo is None or memo.inner is not self.tokenizer:
+            memo = self._memo = MemoTokenizer.wrap(self.tokenizer)
+        return memo
+
+    def _count(self, text: str) -> int:
+        """``tokenizer.count_tokens(text)``, memoised for the document being chunked."""
+        return self._memo_tokenizer().count_tokens(text)
 
     def _chunks(self, doc: DoclingDocument, **kwargs: Any) -> Iterator[EvidenceChunk]:
         doc_ser = self.serializer_provider.get_serializer(doc=doc)
@@ -266,7 +288,7 @@ class EvidenceChunker(BaseChunker):
             with_footnotes=self.with_footnotes,
             bbox_threshold=self.bbox_threshold,
             context_budget=budget,
-            count_text=self.tokenizer.count_tokens,
+            count_text=self._count,
             keep_context=keep,
             merge_continued_tables=self.merge_continued_tables,
             context_room=lambda u: self._context_room(u, doc, doc_ser, headings_at.get(u.position)),
@@ -296,10 +318,11 @@ class EvidenceChunker(BaseChunker):
         for chunk in text_chunks(
             doc,
             hidden,
-            tokenizer=self.tokenizer,
+            tokenizer=self._memo_tokenizer(),
             serializer_provider=self.serializer_provider,
             merge_peers=self.merge_peers,
             always_emit_headings=self.always_emit_headings,
+            doc_serializer=doc_ser,
             **kwargs,
         ):
             if not chunk.text and _section_has_a_unit(chunk.meta.headings, unit_sections):
@@ -339,7 +362,7 @@ class EvidenceChunker(BaseChunker):
         layout = table_layout(unit.tables, doc, doc_ser, self.table_format, unit.rows, unit.row_starts)
         blocks = [unit.caption.text if unit.caption else "", render_table(layout.rows, layout.fmt)]
         blocks += [f.text.strip() for f in unit.footnotes]
-        base = self.tokenizer.count_tokens(self._embed_prefix(headings) + "\n\n".join(b for b in blocks if b))
+        base = self._count(self._embed_prefix(headings) + "\n\n".join(b for b in blocks if b))
         if base > self.max_tokens:
             return None
         left = self.max_tokens - base
@@ -360,7 +383,7 @@ class EvidenceChunker(BaseChunker):
     ) -> list[EvidenceChunk]:
         limit = self.max_tokens
         prefix = self._embed_prefix(headings)
-        count = self.tokenizer.count_tokens
+        count = self._count
         budget = limit - (count(prefix + "x") - count("x")) if prefix else limit
         if budget < MIN_PIECE_BUDGET and headings:
             _log.warning(
@@ -435,7 +458,7 @@ class EvidenceChunker(BaseChunker):
                 return  # nothing to embed: an empty heading with no text under it
         base = stable_id(key, "text", *(it.self_ref for it in items))
         texts = [chunk.text]
-        if self.tokenizer.count_tokens(self.contextualize(chunk)) > self.max_tokens:
+        if self._count(self.contextualize(chunk)) > self.max_tokens:
             texts = self._resplit_text(chunk)
         for text in texts:
             occurrence = seen_ids.get(base, 0)
@@ -456,7 +479,7 @@ class EvidenceChunker(BaseChunker):
     def _resplit_text(self, chunk: DocChunk) -> list[str]:
         """Cut a text chunk that HybridChunker left over the limit (its plain-text fallback can overshoot)."""
         prefix = self._embed_prefix(chunk.meta.headings)
-        count = self.tokenizer.count_tokens
+        count = self._count
         budget = self.max_tokens - (count(prefix + "x") - count("x")) if prefix else self.max_tokens
         splitter = Splitter(count=count, fits=lambda t: count(prefix + t) <= self.max_tokens, budget=max(1, budget))
         out: list[str] = []

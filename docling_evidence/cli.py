@@ -72,6 +72,13 @@ class OutputFormat(str, Enum):
     md = "md"
 
 
+class Engine(str, Enum):
+    """Where files are processed: this machine's processes, or Ray actors."""
+
+    local = "local"
+    ray = "ray"
+
+
 class TableFormat(str, Enum):
     """How tables are rendered inside the chunk text."""
 
@@ -190,6 +197,29 @@ def _outcomes(files: list[Path], settings: ChunkSettings, jobs: int) -> Iterator
         _end_pool(pool)
         raise
     pool.shutdown(wait=True)
+
+
+def _check_ray() -> None:
+    import importlib.util
+
+    if importlib.util.find_spec("ray") is None:
+        raise usage_error("--engine ray needs Ray: pip install 'docling-evidence[ray]'")
+
+
+@contextlib.contextmanager
+def _ray_outcomes(files: list[Path], settings: ChunkSettings, address: str | None) -> Iterator[Iterator[FileOutcome]]:
+    """The outcomes of ``files`` processed on Ray actors (``docling_evidence.ray``), in input order."""
+    from docling_evidence.ray import chunk_files, connect
+
+    try:
+        connect(address)
+    except RuntimeError as exc:
+        raise usage_error(str(exc)) from None
+    options = {k: v for k, v in vars(settings).items() if v is not None}
+    yield (
+        FileOutcome(path, records=records, error=error, warnings=warnings)
+        for path, records, error, warnings in chunk_files(files, address=address, **options)
+    )
 
 
 def _results(files: list[Path], futures: list[Future[FileOutcome]]) -> Iterator[FileOutcome]:
@@ -356,6 +386,17 @@ def chunk(
     bbox_threshold: BboxOpt = None,
     table_format: TableFormatOpt = None,
     jobs: Annotated[int, typer.Option("--jobs", "-j", help="Parallel worker processes (convert + chunk).", min=1)] = 1,
+    engine: Annotated[
+        Engine, typer.Option("--engine", help="local: this machine (--jobs); ray: Ray actors (the 'ray' extra).")
+    ] = Engine.local,
+    address: Annotated[
+        str | None,
+        typer.Option(
+            "--address",
+            help=with_default("Ray cluster to join (auto, ray://host:10001).", "a local one"),
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Convert (if needed) and chunk documents; write one record per chunk (text, meta, full chunk)."""
     with stop_on_signals():
@@ -366,15 +407,28 @@ def chunk(
             show_all,
             jobs,
             _settings(max_tokens, tokenizer, bbox_threshold, table_format),
+            engine,
+            address,
         )
 
 
 def _chunk(
-    inputs: list[Path], output: Path | None, fmt: OutputFormat, show_all: bool, jobs: int, settings: ChunkSettings
+    inputs: list[Path],
+    output: Path | None,
+    fmt: OutputFormat,
+    show_all: bool,
+    jobs: int,
+    settings: ChunkSettings,
+    engine: Engine = Engine.local,
+    address: str | None = None,
 ) -> None:
     from docling_evidence.convert import expand_inputs, max_tokens_of
 
     err = stderr()
+    if engine is Engine.ray:
+        _check_ray()
+    elif address is not None:
+        raise usage_error("--address needs --engine ray")
     expanded = expand_inputs(inputs)  # inputs first: a missing file is reported before the tokenizer loads
     if output is not None and (problem := output_problem(output, inputs=expanded.files)):
         raise usage_error(problem)
@@ -403,7 +457,10 @@ def _chunk(
         nonlocal failed, n_ok, n_chunks, n_table
         writer = _Writer(stream, fmt, limit, show_all)
         writer.begin()
-        with _outcomes(files, settings, jobs) as outcomes, _progress(err, len(files)) as advance:
+        engine_outcomes = (
+            _outcomes(files, settings, jobs) if engine is Engine.local else _ray_outcomes(files, settings, address)
+        )
+        with engine_outcomes as outcomes, _progress(err, len(files)) as advance:
             for outcome in outcomes:
                 _report_warnings(outcome.path, outcome.warnings)
                 if outcome.error:

@@ -1,22 +1,40 @@
-"""The document's text outside the evidence units, chunked by docling-core's own ``HybridChunker``.
+"""The document's text outside the evidence units, chunked as docling-core's own ``HybridChunker`` chunks it.
 
-The items a unit owns (its table, caption and footnotes) are moved to the invisible content layer in a copy of the
+The items a unit owns (its table, caption and footnotes) are moved to the invisible content layer in a *view* of the
 document, so HybridChunker — with the same tokenizer, serializer provider and settings — chunks everything else
-exactly as it would have. Chunks keep references to the caller's document items, not the copy's.
+exactly as it would have. The view is a shallow copy: only the hidden (and repaired) items are copied, every other
+item is the caller's own object, so chunks refer to the caller's items.
+
+``_TextChunker`` is a ``HybridChunker`` that produces the same chunks with less work: token counts are memoised
+(:class:`~docling_evidence.tokenizer.MemoTokenizer`), ``semchunk``'s chunker is built once per size instead of per
+segment, chunks that fit are passed on instead of re-validated through a JSON round trip, and one document
+serializer serves both the hierarchical pass and the token-aware pass.
 """
 
 from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
-from docling_core.transforms.chunker import DocChunk
+from docling_core.transforms.chunker import BaseChunk, DocChunk, HierarchicalChunker
+from docling_core.transforms.chunker.hierarchical_chunker import ChunkingDocSerializer
 from docling_core.transforms.chunker.hybrid_chunker import HybridChunker
 from docling_core.transforms.chunker.tokenizer.base import BaseTokenizer
-from docling_core.transforms.serializer.base import BaseSerializerProvider
-from docling_core.types.doc import ContentLayer, DocItem, DoclingDocument, FloatingItem, RefItem
+from docling_core.transforms.serializer.base import BaseDocSerializer, BaseSerializerProvider
+from docling_core.types.doc import (
+    ContentLayer,
+    DocItem,
+    DoclingDocument,
+    FloatingItem,
+    NodeItem,
+    RefItem,
+    TableItem,
+)
+from pydantic import ConfigDict, PrivateAttr
+
+from docling_evidence.tokenizer import MemoTokenizer
 
 _log = logging.getLogger(__name__)
 
@@ -29,45 +47,150 @@ def _dangling(doc: DoclingDocument, ref: RefItem) -> bool:
     return False
 
 
-def _needs_repair(doc: DoclingDocument) -> bool:
+def _finite(item: DocItem) -> bool:
+    return all(math.isfinite(v) for p in item.prov for v in (p.bbox.l, p.bbox.t, p.bbox.r, p.bbox.b))
+
+
+def _repaired(doc: DoclingDocument, item: NodeItem, hide: bool) -> NodeItem | None:
+    """A shallow copy of ``item`` hidden and/or repaired, or None when it needs neither."""
+    update: dict[str, Any] = {}
+    if hide:
+        update["content_layer"] = ContentLayer.INVISIBLE
+    if isinstance(item, FloatingItem):
+        for name in ("captions", "footnotes"):
+            refs = getattr(item, name)
+            kept = [r for r in refs if not _dangling(doc, r)]
+            if len(kept) != len(refs):
+                update[name] = kept
+    if isinstance(item, DocItem) and not _finite(item):
+        update["prov"] = [
+            p
+            if all(math.isfinite(v) for v in (p.bbox.l, p.bbox.t, p.bbox.r, p.bbox.b))
+            else p.model_copy(
+                update={
+                    "bbox": p.bbox.model_copy(
+                        update={k: 0.0 for k in ("l", "t", "r", "b") if not math.isfinite(getattr(p.bbox, k))}
+                    )
+                }
+            )
+            for p in item.prov
+        ]
+    return item.model_copy(update=update) if update else None
+
+
+def _view(doc: DoclingDocument, hidden: set[str]) -> DoclingDocument:
+    """``doc`` with ``hidden`` items invisible and what HybridChunker crashes on repaired, without copying the rest.
+
+    HybridChunker fails on caption/footnote refs that point nowhere and on NaN boxes (its JSON round trip turns
+    them into nulls); in the view, such refs are dropped and such coordinates set to 0. Returns ``doc`` itself when
+    nothing is hidden or repaired.
+    """
+    lists: dict[str, list[Any]] = {}
     for item, _ in doc.iterate_items(
         with_groups=True, traverse_pictures=True, included_content_layers=set(ContentLayer)
     ):
-        if isinstance(item, FloatingItem) and any(_dangling(doc, r) for r in (*item.captions, *item.footnotes)):
-            return True
-        if isinstance(item, DocItem) and any(
-            not all(math.isfinite(v) for v in (p.bbox.l, p.bbox.t, p.bbox.r, p.bbox.b)) for p in item.prov
+        copy = _repaired(doc, item, item.self_ref in hidden)
+        if copy is None:
+            continue
+        _, name, pos = item.self_ref.split("/")
+        if name not in lists:
+            lists[name] = list(getattr(doc, name))
+        lists[name][int(pos)] = copy
+    return doc.model_copy(update=lists) if lists else doc
+
+
+class _FixedSerializer(BaseSerializerProvider):
+    """Hands out one already built serializer for its document (and asks the provider for any other)."""
+
+    def __init__(self, provider: BaseSerializerProvider, serializer: BaseDocSerializer, doc: DoclingDocument) -> None:
+        self.provider = provider
+        self.serializer = serializer
+        self.doc = doc
+
+    def get_serializer(self, doc: DoclingDocument) -> BaseDocSerializer:
+        return self.serializer if doc is self.doc else self.provider.get_serializer(doc=doc)
+
+
+class _TextChunker(HybridChunker):
+    """``HybridChunker`` with the same output and less work (see the module docstring)."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    _semchunkers: dict[int, Any] = PrivateAttr(default_factory=dict)
+
+    def chunk_with(
+        self, dl_doc: DoclingDocument, doc_serializer: BaseDocSerializer | None = None, **kwargs: Any
+    ) -> list[DocChunk]:
+        """``HybridChunker.chunk(dl_doc, **kwargs)``, serializing with ``doc_serializer`` when given (built once
+        otherwise); ``kwargs`` go to the hierarchical pass, as HybridChunker hands them on."""
+        ser = doc_serializer or self.serializer_provider.get_serializer(doc=dl_doc)
+        inner = HierarchicalChunker(
+            serializer_provider=_FixedSerializer(self.serializer_provider, ser, dl_doc),
+            always_emit_headings=self.always_emit_headings,
+        )
+        res: Iterable[DocChunk] = inner.chunk(dl_doc=dl_doc, **kwargs)  # type: ignore[assignment]
+        res = [x for c in res for x in self._split_by_doc_items(c, doc_serializer=ser)]
+        res = [x for c in res for x in self._split_using_plain_text(c, doc_serializer=ser)]
+        if self.merge_peers:
+            res = self._merge_chunks_with_matching_metadata(res)
+        return res
+
+    def chunk(self, dl_doc: DoclingDocument, **kwargs: Any) -> Iterator[BaseChunk]:
+        return iter(self.chunk_with(dl_doc, **kwargs))
+
+    def _split_using_plain_text(self, doc_chunk: DocChunk, doc_serializer: BaseDocSerializer) -> list[DocChunk]:
+        # HybridChunker copies a fitting chunk through a JSON round trip (re-validating every doc item); the chunk
+        # is this pipeline's own object, so it is passed on as it is
+        if self._count_chunk_tokens(doc_chunk) <= self.max_tokens:
+            return [doc_chunk]
+        return super()._split_using_plain_text(doc_chunk, doc_serializer)
+
+    def segment(self, doc_chunk: DocChunk, available_length: int, doc_serializer: BaseDocSerializer) -> list[str]:
+        items = doc_chunk.meta.doc_items
+        if (
+            self.repeat_table_header
+            and isinstance(doc_serializer, ChunkingDocSerializer)
+            and len(items) == 1
+            and isinstance(items[0], TableItem)
         ):
-            return True
-    return False
+            return super().segment(doc_chunk, available_length, doc_serializer)
+        return list(self._semchunker(available_length)(doc_chunk.text))
+
+    def _semchunker(self, size: int) -> Any:
+        """``semchunk.chunkerify(tokenizer, size)``, built once per size (HybridChunker builds one per call)."""
+        from docling_core.transforms.chunker import hybrid_chunker
+
+        if not hybrid_chunker._SEMCHUNK_AVAILABLE:  # as HybridChunker.segment: a clear error at chunk time
+            raise ImportError(hybrid_chunker._SEMCHUNK_INSTALL_HINT) from hybrid_chunker._SEMCHUNK_IMPORT_ERROR
+        chunker = self._semchunkers.get(size)
+        if chunker is None:
+            import semchunk
+
+            raw = self.tokenizer.get_tokenizer()
+            chunker = semchunk.chunkerify(raw, chunk_size=size, max_token_chars=_max_token_chars(raw))
+            self._semchunkers[size] = chunker
+        return chunker
 
 
-def _prepared(doc: DoclingDocument, hidden: set[str]) -> DoclingDocument:
-    """A copy of ``doc`` with ``hidden`` items invisible, and what HybridChunker crashes on repaired.
+_MAX_TOKEN_CHARS: dict[int, tuple[Any, int | None]] = {}
 
-    HybridChunker fails on caption/footnote refs that point nowhere and on NaN boxes (its JSON round trip turns
-    them into nulls); in the copy, such refs are dropped and such coordinates set to 0. Chunks are mapped back
-    to the caller's items afterwards.
-    """
-    if not hidden and not _needs_repair(doc):
-        return doc
-    copy = doc.model_copy(deep=True)
-    for item, _ in copy.iterate_items(
-        with_groups=True, traverse_pictures=True, included_content_layers=set(ContentLayer)
-    ):
-        if item.self_ref in hidden:
-            item.content_layer = ContentLayer.INVISIBLE
-        if isinstance(item, FloatingItem):
-            item.captions = [r for r in item.captions if not _dangling(copy, r)]
-            item.footnotes = [r for r in item.footnotes if not _dangling(copy, r)]
-        if isinstance(item, DocItem):
-            for p in item.prov:
-                bb = p.bbox
-                if not all(math.isfinite(v) for v in (bb.l, bb.t, bb.r, bb.b)):
-                    p.bbox = bb.model_copy(
-                        update={k: 0.0 for k in ("l", "t", "r", "b") if not math.isfinite(getattr(bb, k))}
-                    )
-    return copy
+
+def _max_token_chars(raw: Any) -> int | None:
+    """The length of the longest vocabulary entry, as ``semchunk.chunkerify`` finds it (scanned once per tokenizer)."""
+    known = _MAX_TOKEN_CHARS.get(id(raw))
+    if known is not None and known[0] is raw:
+        return known[1]
+    value: int | None = None
+    for getter in ("token_byte_values", "get_vocab"):
+        if hasattr(raw, getter) and callable(getattr(raw, getter)):
+            vocab = getattr(raw, getter)()
+            if hasattr(vocab, "__iter__") and vocab and all(hasattr(token, "__len__") for token in vocab):
+                value = max(len(token) for token in vocab)
+                break
+    if len(_MAX_TOKEN_CHARS) > 16:
+        _MAX_TOKEN_CHARS.clear()
+    _MAX_TOKEN_CHARS[id(raw)] = (raw, value)
+    return value
 
 
 def text_chunks(
@@ -78,24 +201,30 @@ def text_chunks(
     serializer_provider: BaseSerializerProvider,
     merge_peers: bool,
     always_emit_headings: bool,
+    doc_serializer: BaseDocSerializer | None = None,
     **kwargs: Any,
 ) -> Iterable[DocChunk]:
     """HybridChunker's chunks of ``doc`` with the items in ``hidden`` left out, doc items resolved in ``doc``.
 
-    ``kwargs`` go to ``HybridChunker.chunk`` (which hands them to the serializer's ``get_excluded_refs``).
+    Args:
+        tokenizer: counts tokens; wrap it in a :class:`~docling_evidence.tokenizer.MemoTokenizer` shared with the
+            caller so that texts already counted are not counted again (a plain tokenizer is wrapped here).
+        doc_serializer: the caller's serializer of ``doc`` (from ``serializer_provider``), reused when nothing is
+            hidden or repaired; otherwise one serializer of the view is built.
     """
-    chunker = HybridChunker(
-        tokenizer=tokenizer,
+    memo = tokenizer if isinstance(tokenizer, MemoTokenizer) else MemoTokenizer.wrap(tokenizer)
+    chunker = _TextChunker(
+        tokenizer=memo,
         serializer_provider=serializer_provider,
         merge_peers=merge_peers,
         always_emit_headings=always_emit_headings,
     )
-    source = _prepared(doc, hidden)
-    for chunk in chunker.chunk(source, **kwargs):
+    source = _view(doc, hidden)
+    for chunk in chunker.chunk_with(source, doc_serializer if source is doc else None, **kwargs):
         if source is not doc:
             items: list[DocItem] = []
             for it in chunk.meta.doc_items:
                 original = it.get_ref().resolve(doc)
                 items.append(original if isinstance(original, DocItem) else it)
             chunk.meta.doc_items = items
-        yield chunk  # type: ignore[misc]
+        yield chunk

@@ -11,13 +11,14 @@ no special tokens, no truncation), but importing it does not import transformers
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from docling_core.transforms.chunker.tokenizer.base import BaseTokenizer
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, PrivateAttr
 
 if TYPE_CHECKING:
     from docling_core.transforms.chunker.tokenizer.huggingface import HuggingFaceTokenizer
@@ -167,3 +168,116 @@ def load_tokenizer(
     if str(name_or_path).endswith(".json") and Path(name_or_path).is_file():
         return TokenizersTokenizer.from_file(name_or_path, max_tokens)
     return hf_tokenizer(name_or_path, max_tokens)
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# Counting each text once
+
+_NEWLINE_SAFE_NORMALIZERS = frozenset({"BertNormalizer", "Lowercase", "NFD", "NFKD", "NFC", "NFKC", "StripAccents"})
+_WHITESPACE_PRE_TOKENIZERS = frozenset({"BertPreTokenizer", "Whitespace", "WhitespaceSplit"})
+_SPLIT_ONLY_PRE_TOKENIZERS = frozenset({"Punctuation", "Digits"})
+
+
+def _normalizer_ok(node: Any) -> bool:
+    if node is None:
+        return True
+    if node.get("type") == "Sequence":
+        return all(_normalizer_ok(n) for n in node.get("normalizers", []))
+    return node.get("type") in _NEWLINE_SAFE_NORMALIZERS
+
+
+def _pre_tokenizer_ok(node: Any) -> bool:
+    if node is None:
+        return False
+    if node.get("type") == "Sequence":
+        parts = node.get("pretokenizers", [])
+        return (
+            bool(parts)
+            and _pre_tokenizer_ok(parts[0])
+            and all(p.get("type") in _WHITESPACE_PRE_TOKENIZERS | _SPLIT_ONLY_PRE_TOKENIZERS for p in parts[1:])
+        )
+    return node.get("type") in _WHITESPACE_PRE_TOKENIZERS
+
+
+_LINES_ADD_UP: dict[int, tuple[Any, bool]] = {}
+
+
+def _lines_add_up(config: str) -> bool:
+    spec = json.loads(config)
+    added = spec.get("added_tokens") or []
+    return (
+        _normalizer_ok(spec.get("normalizer"))
+        and _pre_tokenizer_ok(spec.get("pre_tokenizer"))
+        and not any(
+            a.get("lstrip") or a.get("rstrip") or any(ch.isspace() for ch in a.get("content", "")) for a in added
+        )
+    )
+
+
+def lines_add_up(tokenizer: BaseTokenizer) -> bool:
+    """Whether ``count_tokens(a + "\\n" + b) == count_tokens(a) + count_tokens(b)`` holds by construction.
+
+    True for a :class:`TokenizersTokenizer` whose normalizer maps characters one by one (``\\n`` stays
+    whitespace), whose pre-tokenizer splits at whitespace first (BERT-style WordPiece, as the bundled
+    all-MiniLM-L6-v2: no token spans a line break) and whose added tokens hold no whitespace. Byte-level BPE
+    (GPT-2, tiktoken) and any other tokenizer: False (their texts are then memoised whole).
+    """
+    if not isinstance(tokenizer, TokenizersTokenizer):
+        return False
+    raw = tokenizer.tokenizer
+    known = _LINES_ADD_UP.get(id(raw))
+    if known is None or known[0] is not raw:
+        known = (raw, _lines_add_up(raw.to_str()))
+        if len(_LINES_ADD_UP) > 64:
+            _LINES_ADD_UP.clear()
+        _LINES_ADD_UP[id(raw)] = known
+    return known[1]
+
+
+class MemoTokenizer(BaseTokenizer):
+    """Wraps a docling-core tokenizer so that each distinct text is counted once (one document's worth).
+
+    Chunking counts the same text many times (a paragraph as a context candidate, inside a unit piece, inside a
+    merged text chunk, contextualized with its headings). When the wrapped tokenizer's counts add up across line
+    breaks (:func:`lines_add_up`), a text is counted as the sum of its lines and each distinct line is sent to the
+    tokenizer once; otherwise whole texts are memoised. Counts are exactly the wrapped tokenizer's.
+    ``get_tokenizer()`` and ``get_max_tokens()`` are the wrapped tokenizer's.
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    inner: BaseTokenizer
+    by_lines: bool = False
+    _memo: dict[str, int] = PrivateAttr(default_factory=dict)
+
+    @classmethod
+    def wrap(cls, tokenizer: BaseTokenizer) -> MemoTokenizer:
+        """A fresh memo over ``tokenizer`` (itself unwrapped if it is a ``MemoTokenizer``)."""
+        if isinstance(tokenizer, MemoTokenizer):
+            tokenizer = tokenizer.inner
+        return cls(inner=tokenizer, by_lines=lines_add_up(tokenizer))
+
+    def count_tokens(self, text: str) -> int:
+        """``inner.count_tokens(text)``, memoised."""
+        memo = self._memo
+        n = memo.get(text)
+        if n is None:
+            if self.by_lines and "\n" in text:
+                n = 0
+                for line in text.split("\n"):
+                    m = memo.get(line)
+                    if m is None:
+                        m = memo[line] = self.inner.count_tokens(line)
+                    n += m
+            else:
+                n = self.inner.count_tokens(text)
+            memo[text] = n
+        return n
+
+    def get_max_tokens(self) -> int:
+        """The wrapped tokenizer's limit."""
+        return self.inner.get_max_tokens()
+
+    def get_tokenizer(self) -> Any:
+        """The wrapped tokenizer's underlying tokenizer."""
+        return self.inner.get_tokenizer()

@@ -1,0 +1,45 @@
+"""The performance benchmark's building blocks measure what they say."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+_PATH = Path(__file__).resolve().parents[2] / "benchmarks" / "perf_bench.py"
+_spec = importlib.util.spec_from_file_location("perf_bench", _PATH)
+assert _spec and _spec.loader
+pb = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(pb)
+
+
+@pytest.mark.parametrize("family", pb.FAMILIES)
+def test_synthetic_documents_have_the_tables_and_layout_asked_for(family: str) -> None:
+    doc = pb.synthetic_doc(9, family)
+    assert len(doc.tables) == 9 and all(t.captions for t in doc.tables)
+    has_layout = bool(doc.tables[0].prov)
+    assert has_layout == (family != "flow-section")
+    pages = {p.page_no for t in doc.tables for p in t.prov}
+    assert pages == ({1} if family == "layout-page" else {1, 2, 3} if has_layout else set())
+
+
+def test_counting_tokenizer_tallies_its_counts_and_semchunks_encodes() -> None:
+    import semchunk
+
+    from docling_evidence.tokenizer import bundled_tokenizer
+
+    tok = pb.counting_tokenizer()
+    n = tok.count_tokens("Table 3 shows revenue")
+    assert n == bundled_tokenizer().count_tokens("Table 3 shows revenue") and tok.counted == n and tok.calls == 1
+    semchunk.chunkerify(tok.get_tokenizer(), 8)("one two three four five six seven eight nine ten eleven twelve")
+    assert tok.counted > n and tok.calls > 1
+
+
+def test_document_tokens_counts_the_rendered_document_once() -> None:
+    from docling_evidence.serializer import EvidenceSerializerProvider
+    from docling_evidence.tokenizer import bundled_tokenizer
+
+    doc = pb.synthetic_doc(2, "flow-section")
+    text = EvidenceSerializerProvider().get_serializer(doc=doc).serialize().text
+    assert pb.document_tokens(doc, bundled_tokenizer()) == bundled_tokenizer().count_tokens(text) > 0
