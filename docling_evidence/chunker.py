@@ -159,6 +159,9 @@ class EvidenceChunker(BaseChunker):
         table_format: ``"markdown"``, ``"html"`` or ``"triplets"``; None (default) takes the format of the provider's
             table serializer (docling-core's Markdown/HTML/Triplet serializers are recognised), else Markdown.
         merge_peers: merge undersized text chunks with the same headings (as HybridChunker).
+        repeat_table_header: repeat a split table's header rows in every piece (as HybridChunker; False: once).
+        omit_header_on_overflow: with ``repeat_table_header``, a row too wide to go beside the header goes without
+            it instead of the table being split by columns (as HybridChunker).
         always_emit_headings: emit a chunk for headings with no text under them. Default True (HybridChunker:
             False), so that no heading text is ever lost.
         bbox_threshold: on paginated documents, the largest vertical distance in points between a table's edge
@@ -187,6 +190,8 @@ class EvidenceChunker(BaseChunker):
     serializer_provider: BaseSerializerProvider = Field(default_factory=EvidenceSerializerProvider)
     table_format: TableFormatName | None = None
     merge_peers: bool = True
+    repeat_table_header: bool = True
+    omit_header_on_overflow: bool = False
     always_emit_headings: bool = True
     bbox_threshold: float = Field(default=300.0, ge=0.0)
     context_max_tokens: int | None = Field(default=None, ge=0)
@@ -404,7 +409,13 @@ class EvidenceChunker(BaseChunker):
             fmt=layout.fmt,
             context_rank=unit.context_rank,
         )
-        splitter = Splitter(count=count, fits=lambda text: count(prefix + text) <= limit, budget=budget)
+        splitter = Splitter(
+            count=count,
+            fits=lambda text: count(prefix + text) <= limit,
+            budget=budget,
+            repeat_table_header=self.repeat_table_header,
+            omit_header_on_overflow=self.omit_header_on_overflow,
+        )
         pieces = splitter.split(parts)
         chunks = [self._piece_chunk(unit, piece, k, len(pieces), headings) for k, piece in enumerate(pieces)]
         # the unit's span: pages of what its pieces show (a context paragraph dropped from every piece does not count)
