@@ -165,6 +165,22 @@ def _block(index: DocIndex, pos: int, satellites: bool = True) -> set[int]:
     return block
 
 
+def _between(index: DocIndex, first: int, nxt: int, idx: int) -> bool:
+    """True when the item at ``idx`` (between the tables at ``first`` and ``nxt``) is body text that separates them:
+    not furniture, not a caption/footnote Docling linked to ``first``, not a stray cell of either table.
+
+    The same test as membership in ``_block(first) | _block(nxt, satellites=False)``, asked only of the items in
+    between, so that checking every consecutive pair costs one pass over the reading order, however many tables
+    share a page."""
+    if index.items[idx].label in FURNITURE_LABELS:
+        return False
+    table = index.items[first]
+    assert isinstance(table, TableItem)
+    if index.items[idx].self_ref in {ref.cref for ref in (*table.captions, *table.footnotes)}:
+        return False
+    return not any(_stray_cell(index, idx, index.boxes[index.items[t].self_ref]) for t in (first, nxt))
+
+
 def _edge_distance(doc: DoclingDocument, index: DocIndex, block: set[int], page: int, side: str) -> float | None:
     """Distance in points between the block's boxes on ``page`` and that page's bottom (``side="bottom"``) or top."""
     height = _page_height(doc, page)
@@ -247,10 +263,7 @@ def check_continuation(
         raise TypeError("check_continuation compares two tables")
     if not (index.boxes[a.self_ref] and index.boxes[b.self_ref] and _paginated(doc)):
         return Verdict(False, "not paginated")
-    own = _block(index, first) | _block(index, nxt, satellites=False)
-    if nxt <= first or any(
-        index.items[i].label not in FURNITURE_LABELS and i not in own for i in range(first + 1, nxt)
-    ):
+    if nxt <= first or any(_between(index, first, nxt, i) for i in range(first + 1, nxt)):
         return Verdict(False, "not adjacent")
     end_page = max(p.page_no for p in a.prov)
     start_page = min(p.page_no for p in b.prov)
