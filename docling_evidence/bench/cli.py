@@ -14,6 +14,8 @@ from typing import Annotated
 
 import typer
 
+from docling_evidence.cli_common import usage_error, with_default
+
 app = typer.Typer(
     name="bench",
     help="Retrieval benchmark: EvidenceChunker against Docling's chunkers (TAT-QA, QA JSONL over DoclingDocuments).",
@@ -23,15 +25,7 @@ app = typer.Typer(
 )
 
 
-def with_default(help_text: str, default: str) -> str:
-    """Help ending in ``[default: …]`` (escaped from rich markup); as ``docling_evidence.cli_common.with_default``,
-    written out here because this module imports only typer and the standard library at module level."""
-    return f"{help_text} \\[default: {default}]"
-
-
 def _fail(message: str) -> typer.Exit:
-    from docling_evidence.cli_common import usage_error
-
     return usage_error(message)
 
 

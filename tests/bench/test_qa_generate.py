@@ -11,10 +11,10 @@ from docling_core.types.doc import (
     DoclingDocument,
     ProvenanceItem,
     Size,
-    TableCell,
     TableData,
     TableItem,
 )
+from docs_builder import table_data
 
 from docling_evidence.bench.dataset import QAItem
 from docling_evidence.bench.normalize import contains_answer
@@ -40,19 +40,7 @@ def _prov(page: int, top: float) -> ProvenanceItem:
 
 
 def _table_data(rows: list[list[str]], header_rows: int = 1) -> TableData:
-    cells = [
-        TableCell(
-            text=text,
-            start_row_offset_idx=r,
-            end_row_offset_idx=r + 1,
-            start_col_offset_idx=c,
-            end_col_offset_idx=c + 1,
-            column_header=r < header_rows,
-        )
-        for r, row in enumerate(rows)
-        for c, text in enumerate(row)
-    ]
-    return TableData(num_rows=len(rows), num_cols=max(len(r) for r in rows), table_cells=cells)
+    return table_data(rows[:header_rows], rows[header_rows:])
 
 
 def _doc() -> DoclingDocument:

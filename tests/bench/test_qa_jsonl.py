@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from docling_core.types.doc import DocItemLabel, DoclingDocument, TableCell, TableData
+from docling_core.types.doc import DocItemLabel, DoclingDocument
+from docs_builder import table_data
 
 from docling_evidence.bench.dataset import BenchDataError, QAItem
 from docling_evidence.bench.qa_jsonl import load_qa_jsonl, qa_item_to_json, write_qa_jsonl
@@ -17,14 +18,7 @@ from docling_evidence.bench.qa_jsonl import load_qa_jsonl, qa_item_to_json, writ
 def _doc() -> DoclingDocument:
     doc = DoclingDocument(name="report")
     doc.add_text(label=DocItemLabel.TEXT, text="Revenue grew by 20 percent in 2019.")
-    cells = [
-        TableCell(
-            text=t, start_row_offset_idx=r, end_row_offset_idx=r + 1, start_col_offset_idx=c, end_col_offset_idx=c + 1
-        )
-        for r, row in enumerate([["", "2019"], ["Revenue", "120"]])
-        for c, t in enumerate(row)
-    ]
-    doc.add_table(data=TableData(num_rows=2, num_cols=2, table_cells=cells))
+    doc.add_table(data=table_data([], [["", "2019"], ["Revenue", "120"]]))
     return doc
 
 

@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from docling_core.types.doc import DocItemLabel, DoclingDocument, TableCell, TableData
+from docling_core.types.doc import DocItemLabel, DoclingDocument, TableData
+from docs_builder import table_data
 
 EXAMPLE_HTML = Path(__file__).resolve().parents[2] / "docling_evidence" / "examples" / "annual_report.html"
 DIM = 512
@@ -33,19 +34,7 @@ def embed() -> Callable[[str], list[float]]:
 
 
 def _table(header: list[str], rows: list[list[str]]) -> TableData:
-    cells = [
-        TableCell(
-            text=text,
-            start_row_offset_idx=i,
-            end_row_offset_idx=i + 1,
-            start_col_offset_idx=j,
-            end_col_offset_idx=j + 1,
-            column_header=i == 0,
-        )
-        for i, row in enumerate([header, *rows])
-        for j, text in enumerate(row)
-    ]
-    return TableData(num_rows=len(rows) + 1, num_cols=len(header), table_cells=cells)
+    return table_data([header], rows)
 
 
 def build_fleet_doc() -> DoclingDocument:
