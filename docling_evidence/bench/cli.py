@@ -174,13 +174,14 @@ def targets(
     """
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from docling_evidence.bench.arms import parse_arms
+    from docling_evidence.tokenizer import check_max_tokens
 
     try:
         arm_list = parse_arms(arms)
-        limit_list = [int(x) for x in _split(limits)]
+        limit_list = [check_max_tokens(int(x)) for x in _split(limits)]
     except ValueError as exc:
         raise _fail(f"bad --arms or --limits: {exc}") from None
-    if not limit_list or any(n < 1 for n in limit_list):
+    if not limit_list:
         raise _fail(f"--limits must be positive integers, got {limits!r}")
     methods = list(dict.fromkeys(_split(retrieval)))
     if not methods or any(m not in ("dense", "bm25", "hybrid") for m in methods):
