@@ -16,7 +16,7 @@ CaptionSource = Literal["docling_ref", "text_nearby", "adjacent_page", "header_r
 MemberRole = Literal["caption", "context", "table", "footnote", "text"]
 """The part a doc item plays in a chunk."""
 
-_EVIDENCE_FIELDS = [
+EVIDENCE_FIELDS: tuple[str, ...] = (
     "page_span",
     "unit_id",
     "kind",
@@ -27,7 +27,8 @@ _EVIDENCE_FIELDS = [
     "roles",
     "rows",
     "context_spans",
-]
+)
+"""The fields ``EvidenceMeta`` adds to docling-core's ``DocMeta`` (kept out of the embedded and LLM text)."""
 
 
 class EvidenceMeta(DocMeta):
@@ -61,8 +62,8 @@ class EvidenceMeta(DocMeta):
         ),
     )
 
-    excluded_embed: ClassVar[list[str]] = [*DocMeta.excluded_embed, *_EVIDENCE_FIELDS]
-    excluded_llm: ClassVar[list[str]] = [*DocMeta.excluded_llm, *_EVIDENCE_FIELDS]
+    excluded_embed: ClassVar[list[str]] = [*DocMeta.excluded_embed, *EVIDENCE_FIELDS]
+    excluded_llm: ClassVar[list[str]] = [*DocMeta.excluded_llm, *EVIDENCE_FIELDS]
 
 
 class EvidenceChunk(DocChunk):

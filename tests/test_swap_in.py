@@ -12,6 +12,8 @@ from typing import Any
 
 import pytest
 
+from docling_evidence.meta import EVIDENCE_FIELDS
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 FIXTURES = Path(__file__).resolve().parents[1].parent / "shared" / "fixtures"
@@ -236,7 +238,6 @@ def test_html_round_trips_and_works_with_the_calling_code(html_doc: Any) -> None
 
 
 # --- metadata round trip ------------------------------------------------------------------------------------------
-EVIDENCE_FIELDS = ("page_span", "unit_id", "kind", "part", "parts", "caption", "caption_source", "roles", "rows")
 
 
 def _round_trip(chunks: list[Any]) -> None:

@@ -10,6 +10,7 @@ from docling_core.types.doc import DocItemLabel, DoclingDocument
 from docs_builder import add_table, paged_doc, prov
 
 from docling_evidence import EvidenceChunk, EvidenceChunker, bundled_tokenizer, load_tokenizer
+from docling_evidence.meta import EVIDENCE_FIELDS
 from docling_evidence.tokenizer import BUNDLED_TOKENIZER_DIR
 
 
@@ -32,19 +33,8 @@ def test_new_fields_round_trip_through_model_dump() -> None:
     for chunk in EvidenceChunker().chunk(_doc()):
         dump = chunk.model_dump(mode="json", by_alias=True)
         again = EvidenceChunk.model_validate(json.loads(json.dumps(dump)))
-        for field in (
-            "page_span",
-            "unit_id",
-            "kind",
-            "part",
-            "parts",
-            "caption",
-            "caption_source",
-            "roles",
-            "rows",
-            "context_spans",
-        ):
-            assert getattr(again.meta, field) == getattr(chunk.meta, field), field
+        for field in EVIDENCE_FIELDS:
+           assert getattr(again.meta, field) == getattr(chunk.meta, field), field
         assert again.text == chunk.text
         assert DocMeta.model_validate(dump["meta"]).headings == chunk.meta.headings
 
