@@ -40,21 +40,16 @@ REASONS = (
 
 def measure(path: Path, root: Path) -> dict[str, Any]:
     """Verdicts, runs and unit counts for one fixture."""
-    from docling_core.types.doc import DoclingDocument, TableItem
+    from docling_core.types.doc import DoclingDocument
 
     from docling_evidence import EvidenceChunker
     from docling_evidence.continuation import find_runs
     from docling_evidence.doc_index import build_index
-    from docling_evidence.table_rows import table_rows
-    from docling_evidence.units import is_unit_table
+    from docling_evidence.units import unit_tables
 
     doc = DoclingDocument.load_from_json(path)
     index = build_index(doc)
-    tables = [
-        (i, rows)
-        for i, it in enumerate(index.items)
-        if isinstance(it, TableItem) and is_unit_table(it, rows := table_rows(it, doc))
-    ]
+    tables = unit_tables(doc, index)
     runs, verdicts = find_runs(doc, index, tables)
     rows_at = dict(tables)
     reasons = Counter(v.reason for _, _, v in verdicts)

@@ -138,6 +138,15 @@ def is_unit_table(table: TableItem, rows: TableRows) -> bool:
     return any(cell for row in (*rows.header, *rows.body) for cell in row)
 
 
+def unit_tables(doc: DoclingDocument, index: DocIndex) -> list[tuple[int, TableRows]]:
+    """``(reading position, rows)`` of every table of the body that becomes a unit (``is_unit_table``), in order."""
+    return [
+        (pos, rows)
+        for pos, item in enumerate(index.items)
+        if isinstance(item, TableItem) and is_unit_table(item, rows := table_rows(item, doc))
+    ]
+
+
 def _linked_texts(doc: DoclingDocument, table: TableItem, kind: str) -> list[TextItem]:
     found: list[TextItem] = []
     for ref in getattr(table, kind):
@@ -197,17 +206,13 @@ def build_units(
     taken: set[str] = set()
     caption_owner: dict[str, str] = {}
     units: list[EvidenceUnit] = []
-    unit_tables = [
-        (pos, rows)
-        for pos, item in enumerate(index.items)
-        if isinstance(item, TableItem) and is_unit_table(item, rows := table_rows(item, doc))
-    ]
-    rows_at = dict(unit_tables)
-    runs = find_runs(doc, index, unit_tables)[0] if merge_continued_tables else []
+    tables = unit_tables(doc, index)
+    rows_at = dict(tables)
+    runs = find_runs(doc, index, tables)[0] if merge_continued_tables else []
     run_of = {run.positions[0]: run for run in runs}
     continued = {pos for run in runs for pos in run.positions[1:]}
     cap_index = build_caption_index(index) if with_caption and index.has_layout else None
-    for pos, rows in unit_tables:
+    for pos, rows in tables:
         if pos in continued:
             continue
         item = index.items[pos]

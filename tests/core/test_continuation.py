@@ -24,7 +24,7 @@ from docling_evidence import EvidenceChunker
 from docling_evidence.continuation import Verdict, check_continuation, find_runs, join_rows, repeated_header_rows
 from docling_evidence.doc_index import build_index
 from docling_evidence.table_rows import TableRows, table_rows
-from docling_evidence.units import is_unit_table
+from docling_evidence.units import unit_tables
 
 HEADER = [["Licence", "Holder", "Route"]]
 PAGE_H = 792.0
@@ -339,11 +339,7 @@ def test_hand_checked_fixture_pairs(rel: str, shared_dir: Path) -> None:
         pytest.skip(f"{rel} absent")
     doc = DoclingDocument.load_from_json(path)
     index = build_index(doc)
-    tables = [
-        (i, rows)
-        for i, it in enumerate(index.items)
-        if isinstance(it, TableItem) and is_unit_table(it, rows := table_rows(it, doc))
-    ]
+    tables = unit_tables(doc, index)
     _runs, verdicts = find_runs(doc, index, tables)
     got = {(index.items[a].self_ref, index.items[b].self_ref): v for a, b, v in verdicts}
     labels = LABELS["fixtures"][rel]
