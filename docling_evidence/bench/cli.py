@@ -10,11 +10,14 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from docling_evidence.cli_common import usage_error, with_default
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 app = typer.Typer(
     name="bench",
@@ -31,6 +34,33 @@ def _fail(message: str) -> typer.Exit:
 
 def _split(spec: str) -> list[str]:
     return [s.strip() for s in spec.split(",") if s.strip()]
+
+
+def _methods(spec: str) -> list[str]:
+    """The retrieval methods named in ``spec`` (comma-separated, in order, once each), or a usage error."""
+    from docling_evidence.bench.retrieval import METHODS
+
+    methods = list(dict.fromkeys(_split(spec)))
+    bad = [m for m in methods if m not in METHODS] or ([] if methods else ["(none)"])
+    if bad:
+        raise _fail(f"unknown retrieval method {bad[0]!r}; expected some of {', '.join(METHODS)}")
+    return methods
+
+
+def _output_folder(output: Path) -> None:
+    """A usage error when ``output`` exists and is not a folder (results are written into it)."""
+    if output.exists() and not output.is_dir():
+        raise _fail(f"{output}: exists and is not a folder")
+
+
+def _progress(quiet: bool) -> Callable[[str], None]:
+    """A progress printer on stderr (silent with ``quiet``)."""
+
+    def log(msg: str) -> None:
+        if not quiet:
+            typer.echo(msg, err=True)
+
+    return log
 
 
 def _command_line() -> list[str]:
@@ -72,16 +102,13 @@ def run(
     """Chunk, index and query a dataset with every arm; write results.json and the report into OUTPUT."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from docling_evidence.bench.arms import parse_arms
-    from docling_evidence.bench.retrieval import METHODS, SCOPES
+    from docling_evidence.bench.retrieval import SCOPES
 
     try:
         arm_list = parse_arms(arms)
     except ValueError as exc:
         raise _fail(str(exc)) from None
-    methods = list(dict.fromkeys(_split(retrieval)))
-    bad = [m for m in methods if m not in METHODS] or ([] if methods else ["(none)"])
-    if bad:
-        raise _fail(f"unknown retrieval method {bad[0]!r}; expected some of {', '.join(METHODS)}")
+    methods = _methods(retrieval)
     scopes = list(dict.fromkeys(_split(scope)))
     bad = [s for s in scopes if s not in SCOPES] or ([] if scopes else ["(none)"])
     if bad:
@@ -92,12 +119,8 @@ def run(
         raise _fail("give exactly one dataset: --tatqa FILE, or --qa FILE --docs DIR")
     if qa is not None and docs is None:
         raise _fail("--qa needs --docs DIR (the folder its 'doc' paths are relative to)")
-    if output.exists() and not output.is_dir():
-        raise _fail(f"{output}: exists and is not a folder")
-
-    def log(msg: str) -> None:
-        if not quiet:
-            typer.echo(msg, err=True)
+    _output_folder(output)
+    log = _progress(quiet)
 
     from docling_evidence.bench.dataset import BenchDataError
 
@@ -183,15 +206,9 @@ def targets(
         raise _fail(f"bad --arms or --limits: {exc}") from None
     if not limit_list:
         raise _fail(f"--limits must be positive integers, got {limits!r}")
-    methods = list(dict.fromkeys(_split(retrieval)))
-    if not methods or any(m not in ("dense", "bm25", "hybrid") for m in methods):
-        raise _fail(f"unknown retrieval method in {retrieval!r}; expected some of dense, bm25, hybrid")
-    if output.exists() and not output.is_dir():
-        raise _fail(f"{output}: exists and is not a folder")
-
-    def log(msg: str) -> None:
-        if not quiet:
-            typer.echo(msg, err=True)
+    methods = _methods(retrieval)
+    _output_folder(output)
+    log = _progress(quiet)
 
     from docling_evidence.bench.dataset import BenchDataError
 
@@ -248,8 +265,7 @@ def report(
     """Render report.md and the PNG plots from a results JSON (numbers recomputed from its per-question outcomes)."""
     from docling_evidence.bench.report import load_results, write_report
 
-    if output.exists() and not output.is_dir():
-        raise _fail(f"{output}: exists and is not a folder")
+    _output_folder(output)
     try:
         results = load_results(results_json)
     except ValueError as exc:
