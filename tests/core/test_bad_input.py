@@ -97,8 +97,12 @@ def test_items_without_prov_and_missing_pages_and_nan_boxes() -> None:
     everything = _all_text(chunker, doc)
     for text in ["No provenance at all.", "A NaN box paragraph.", "On page seven, not in pages.", "| 1 | 2 |"]:
         assert text in everything
-    units = [c for c in chunker.chunk(doc) if c.meta.kind == "table"]
+    units = [c for c in EvidenceChunker(merge_peers=False).chunk(doc) if c.meta.kind == "table"]
     assert units[0].meta.page_span == [1]
+    # with section peers the page-7 paragraph (next to the table in reading order) joins the unit, and its page
+    (unit,) = [c for c in chunker.chunk(doc) if c.meta.kind == "table"]
+    assert unit.meta.roles[doc.texts[2].self_ref] == "text"
+    assert unit.meta.page_span == [1, 7]
 
 
 def test_zero_by_zero_table_does_not_crash() -> None:

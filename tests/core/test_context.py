@@ -87,14 +87,15 @@ def test_reading_order_context_without_layout_stops_at_headings() -> None:
     assert texts == ["Revenue was 12 in 2019.", "Revenue of 12 reported for 2019."]
 
 
-def test_context_stays_in_text_chunks_unless_switched_off() -> None:
+def test_context_shown_whole_leaves_the_text_chunks_unless_asked_to_stay() -> None:
     doc = _layout_doc()
-    on = EvidenceChunker()
-    text_on = [on.contextualize(c) for c in on.chunk(doc) if c.meta.kind == "text"]
-    assert any("Revenue rose in 2020." in t for t in text_on)
-    off = EvidenceChunker(context_in_text=False)
-    text_off = [off.contextualize(c) for c in off.chunk(doc) if c.meta.kind == "text"]
-    assert not any("Revenue rose in 2020." in t for t in text_off)
+    assert "Revenue rose in 2020." in _context_texts(doc)
+    default = EvidenceChunker()
+    text_default = [default.contextualize(c) for c in default.chunk(doc) if c.meta.kind == "text"]
+    assert not any("Revenue rose in 2020." in t for t in text_default)
+    kept = EvidenceChunker(context_in_text=True)
+    text_kept = [kept.contextualize(c) for c in kept.chunk(doc) if c.meta.kind == "text"]
+    assert any("Revenue rose in 2020." in t for t in text_kept)
 
 
 def test_no_context_ablation() -> None:

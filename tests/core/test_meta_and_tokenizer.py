@@ -54,7 +54,7 @@ def test_table_across_pages_has_both_pages_in_page_span() -> None:
 
 
 def test_text_chunk_page_span_and_unique_unit_ids() -> None:
-    chunks = list(EvidenceChunker().chunk(_doc()))
+    chunks = list(EvidenceChunker(merge_peers=False, context_in_text=True).chunk(_doc()))
     texts = [c for c in chunks if c.meta.kind == "text"]
     assert texts and all(c.meta.page_span == [1] for c in texts)
     ids = [c.meta.unit_id for c in texts]
