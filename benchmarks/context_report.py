@@ -8,6 +8,9 @@ doc items with role ``context`` in any of its pieces. Per document (micro-averag
 - precision = context items labelled "explains" or "related" / all context items (1.0 when nothing is taken);
 - strict precision counts only "explains".
 
+"with section peers" counts, besides the context, the paragraphs of the table's section that the unit took in
+(role ``text``, docs/context.md#section-peers): what a retrieved unit also delivers, though not chosen as context.
+
 Each is measured twice: on the paragraphs ``context.choose_context`` picks for the unit ("chosen") and on the
 paragraphs the unit's chunks actually show after splitting ("delivered").
 
@@ -41,15 +44,15 @@ def load_labels(path: Path = LABELS) -> dict[str, Any]:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-def _delivered(chunks: list[Any]) -> dict[str, set[str]]:
-    """Table ref -> refs of the doc items shown as context in any piece of its unit (what retrieval sees)."""
+def _delivered(chunks: list[Any], roles: tuple[str, ...] = ("context",)) -> dict[str, set[str]]:
+    """Table ref -> refs of the doc items shown as context in any piece of its unit (what retrieval sees); with
+    ``roles=("context", "text")`` also the section peers the unit took in (docs/context.md#section-peers)."""
     found: dict[str, set[str]] = {}
     for chunk in chunks:
         if chunk.meta.kind != "table":
             continue
-        roles = chunk.meta.roles
-        table = next(ref for ref, role in roles.items() if role == "table")
-        shown = {ref for ref, role in roles.items() if role == "context"} | set(chunk.meta.context_spans)
+        table = next(ref for ref, role in chunk.meta.roles.items() if role == "table")
+        shown = {ref for ref, role in chunk.meta.roles.items() if role in roles} | set(chunk.meta.context_spans)
         found.setdefault(table, set()).update(shown)
     return found
 
@@ -114,7 +117,8 @@ def measure_document(path: Path, labels: dict[str, Any], max_tokens: int) -> dic
 
     doc = DoclingDocument.load_from_json(path)
     chunker = EvidenceChunker(tokenizer=bundled_tokenizer(max_tokens))
-    delivered = _delivered(list(chunker.chunk(doc)))
+    chunks = list(chunker.chunk(doc))
+    delivered = _delivered(chunks)
     return {
         "document": path.name,
         "max_tokens": max_tokens,
@@ -122,6 +126,7 @@ def measure_document(path: Path, labels: dict[str, Any], max_tokens: int) -> dic
         "units": len(delivered),
         "chosen": _score(labels, _chosen(doc, chunker)),
         "delivered": _score(labels, delivered),
+        "with_peers": _score(labels, _delivered(chunks, ("context", "text"))),
     }
 
 
@@ -140,7 +145,7 @@ def floors(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [
         {"document": r["document"], "max_tokens": r["max_tokens"], "measure": m, **{k: v for k, v in r[m].items()}}
         for r in results
-        for m in ("chosen", "delivered")
+        for m in ("chosen", "delivered", "with_peers")
     ]
 
 
@@ -148,15 +153,15 @@ def markdown(results: list[dict[str, Any]]) -> str:
     """The numbers table: one row per document and limit."""
     lines = [
         "| document | limit | tables (units) | explaining paragraphs | chosen: recall | precision | delivered: recall"
-        " | precision | strict precision |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        " | precision | strict precision | with section peers: recall | precision |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in results:
-        c, d = r["chosen"], r["delivered"]
+        c, d, p = r["chosen"], r["delivered"], r["with_peers"]
         lines.append(
             f"| {r['document']} | {r['max_tokens']} | {r['tables']} ({r['units']}) | {c['explaining']}"
             f" | {c['recall']:.2f} | {c['precision']:.2f} | {d['recall']:.2f} | {d['precision']:.2f}"
-            f" | {d['strict_precision']:.2f} |"
+            f" | {d['strict_precision']:.2f} | {p['recall']:.2f} | {p['precision']:.2f} |"
         )
     return "\n".join(lines)
 

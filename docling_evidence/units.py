@@ -99,7 +99,8 @@ class EvidenceUnit:
         return (parts[-1],) if start > 0 else (parts[0],)
 
     def owned_refs(self) -> set[str]:
-        """Refs that belong to this unit only (table, caption, footnotes); context stays in the text chunks too."""
+        """Refs that belong to this unit only (table, caption, footnotes). Context is not listed: whether it also
+        stays in the text chunks is the chunker's ``context_in_text``."""
         caption_items = self.caption.items if self.caption and not self.caption.partial else ()
         return {
             *(t.self_ref for t in self.tables),

@@ -34,7 +34,7 @@ def test_new_fields_round_trip_through_model_dump() -> None:
         dump = chunk.model_dump(mode="json", by_alias=True)
         again = EvidenceChunk.model_validate(json.loads(json.dumps(dump)))
         for field in EVIDENCE_FIELDS:
-           assert getattr(again.meta, field) == getattr(chunk.meta, field), field
+            assert getattr(again.meta, field) == getattr(chunk.meta, field), field
         assert again.text == chunk.text
         assert DocMeta.model_validate(dump["meta"]).headings == chunk.meta.headings
 
