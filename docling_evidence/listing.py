@@ -134,8 +134,6 @@ def markdown_listing(source: str, records: list[dict[str, Any]], max_tokens: int
             rest = [records[j]["meta"].get("rows") for j in unit.pieces[1:]]
             span = (rest[0][0], rest[-1][1]) if rest[0] and rest[-1] else None
             rows = f" ({_rows_text(span)})" if span else ""
-            lines += [
-                f"_… pieces 2–{len(unit.pieces)} of {tags[unit.unit_id]}{rows} not shown; `--all` lists them._",
-                "",
-            ]
+            which = "piece 2" if len(unit.pieces) == 2 else f"pieces 2–{len(unit.pieces)}"
+            lines += [f"_… {which} of {tags[unit.unit_id]}{rows} not shown; `--all` lists them._", ""]
     return "\n".join(lines) + "\n"

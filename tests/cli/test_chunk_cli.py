@@ -160,6 +160,13 @@ def test_md_listing_leads_with_a_unit_summary(runner: CliRunner, tmp_path: Path)
     assert text.count("## Chunk ") == len(records) - len(pieces) + 1
     assert f"pieces 2–{len(pieces)} of T1 (rows " in text and "`--all` lists them" in text
 
+    two = tmp_path / "two.json"
+    build_doc(rows=6).save_as_json(two)
+    records_two = _records(runner.invoke(app, ["chunk", str(two), "--max-tokens", "96"]).stdout)
+    assert sum(r["meta"]["kind"] == "table" for r in records_two) == 2
+    listing = runner.invoke(app, ["chunk", str(two), "--max-tokens", "96", "-f", "md"]).stdout
+    assert "_… piece 2 of T1 (row" in listing and "pieces 2–2" not in listing
+
     full = runner.invoke(app, ["chunk", str(path), "--max-tokens", "96", "-f", "md", "--all"]).stdout
     assert full.count("## Chunk ") == len(records)
     assert "not shown" not in full
