@@ -395,40 +395,50 @@ class EvidenceChunker(BaseChunker):
         of_units |= {r for u in units for r in u.owned_refs()}
         out: list[tuple[int, list[EvidenceChunk]]] = []
         for unit, (pos, chunks) in zip(units, unit_chunks, strict=True):
-            if len(chunks) != 1:
-                out.append((pos, chunks))
-                continue
-            chunk = chunks[0]
-            inside = {it.self_ref for it in chunk.meta.doc_items} | unit.owned_refs()
-            positions = [index.order[r] for r in inside if r in index.order] or [unit.position]
-            prefix = self._embed_prefix(chunk.meta.headings)
-
-            def render(peers: Peers, chunk: EvidenceChunk = chunk) -> str:
-                blocks = [*(item_text(p) for p in peers.before), chunk.text, *(item_text(p) for p in peers.after)]
-                return BLOCK_DELIM.join(b for b in blocks if b)
-
-            peers = section_peers(
-                index,
-                (min(positions), max(positions)),
-                index.section_of(unit.position),
-                inside=inside,
-                blocked=(of_units - inside) | taken,
-                fits=lambda peers, prefix=prefix, render=render: self._count(prefix + render(peers)) <= self.max_tokens,
-            )
-            if peers.positions:
-                before = [index.items[p] for p in peers.before]
-                after = [index.items[p] for p in peers.after]
-                meta = chunk.meta.model_copy(
-                    update={
-                        "doc_items": [*before, *chunk.meta.doc_items, *after],
-                        "roles": {**chunk.meta.roles, **{it.self_ref: "text" for it in (*before, *after)}},
-                    }
-                )
-                meta.page_span = sorted({p.page_no for it in meta.doc_items for p in it.prov})
-                chunk = EvidenceChunk(text=render(peers), meta=meta)
-                taken |= {it.self_ref for it in (*before, *after)}
-            out.append((pos, [chunk]))
+            if len(chunks) == 1:
+                chunks = [self._unit_with_peers(unit, chunks[0], index, item_text, of_units, taken)]
+            out.append((pos, chunks))
         return out
+
+    def _unit_with_peers(
+        self,
+        unit: EvidenceUnit,
+        chunk: EvidenceChunk,
+        index: DocIndex,
+        item_text: Any,
+        of_units: set[str],
+        taken: set[str],
+    ) -> EvidenceChunk:
+        """``chunk`` (a one-piece unit) with the section peers that fit beside it; their refs join ``taken``."""
+        inside = {it.self_ref for it in chunk.meta.doc_items} | unit.owned_refs()
+        positions = [index.order[r] for r in inside if r in index.order] or [unit.position]
+        prefix = self._embed_prefix(chunk.meta.headings)
+
+        def render(peers: Peers) -> str:
+            blocks = [*(item_text(p) for p in peers.before), chunk.text, *(item_text(p) for p in peers.after)]
+            return BLOCK_DELIM.join(b for b in blocks if b)
+
+        peers = section_peers(
+            index,
+            (min(positions), max(positions)),
+            index.section_of(unit.position),
+            inside=inside,
+            is_blocked=lambda ref: ref in taken or (ref in of_units and ref not in inside),
+            fits=lambda peers: self._count(prefix + render(peers)) <= self.max_tokens,
+        )
+        if not peers.positions:
+            return chunk
+        before = [index.items[p] for p in peers.before]
+        after = [index.items[p] for p in peers.after]
+        meta = chunk.meta.model_copy(
+            update={
+                "doc_items": [*before, *chunk.meta.doc_items, *after],
+                "roles": {**chunk.meta.roles, **{it.self_ref: "text" for it in (*before, *after)}},
+            }
+        )
+        meta.page_span = sorted({p.page_no for it in meta.doc_items for p in it.prov})
+        taken |= {it.self_ref for it in (*before, *after)}
+        return EvidenceChunk(text=render(peers), meta=meta)
 
     # ------------------------------------------------------------------------------------------------------------
     def _embed_prefix(self, headings: list[str] | None) -> str:

@@ -38,12 +38,12 @@ class Peers:
 
 
 def _next_peer(
-    index: DocIndex, start: int, step: int, section: int, inside: Collection[str], blocked: Collection[str]
+    index: DocIndex, start: int, step: int, section: int, inside: Collection[str], is_blocked: Callable[[str], bool]
 ) -> int | None:
     """The nearest position from ``start`` (exclusive) in direction ``step`` that can be a peer, else None.
 
-    Items of the unit itself (``inside``) are stepped over; the walk ends at a heading, a non-paragraph, an item of
-    another unit (``blocked``) or the document's end.
+    Items of the unit itself (``inside``) are stepped over; the walk ends at a heading, a non-paragraph, an item
+    ``is_blocked`` refuses (another unit's) or the document's end.
     """
     p = start + step
     while 0 <= p < len(index.items):
@@ -51,7 +51,7 @@ def _next_peer(
         if ref in inside:
             p += step
             continue
-        if index.section_of(p) != section or index.is_heading(p) or ref in blocked or not index.is_paragraph(p):
+        if index.section_of(p) != section or index.is_heading(p) or is_blocked(ref) or not index.is_paragraph(p):
             return None
         return p
     return None
@@ -63,7 +63,7 @@ def section_peers(
     section: int,
     *,
     inside: Collection[str],
-    blocked: Collection[str],
+    is_blocked: Callable[[str], bool],
     fits: Callable[[Peers], bool],
 ) -> Peers:
     """The paragraphs around reading positions ``span`` (first and last of the unit) that join its piece.
@@ -76,13 +76,13 @@ def section_peers(
         span: the lowest and highest reading positions of the unit's own items (table, caption, footnotes, context).
         section: the table's section (:meth:`DocIndex.section_of`); peers come from it only.
         inside: refs of the unit's own items (stepped over).
-        blocked: refs a peer may not be (items of other units, items already taken as peers by another unit).
+        is_blocked: whether a ref may not be a peer (an item of another unit, or one another unit took in).
         fits: whether the unit's piece with the given peers is within the limit.
     """
     before: list[int] = []
     after: list[int] = []
-    nxt_before = _next_peer(index, span[0], -1, section, inside, blocked)
-    nxt_after = _next_peer(index, span[1], +1, section, inside, blocked)
+    nxt_before = _next_peer(index, span[0], -1, section, inside, is_blocked)
+    nxt_after = _next_peer(index, span[1], +1, section, inside, is_blocked)
     while nxt_before is not None or nxt_after is not None:
         take_before = nxt_after is None or (nxt_before is not None and span[0] - nxt_before <= nxt_after - span[1])
         if take_before:
@@ -90,7 +90,7 @@ def section_peers(
             trial = Peers(tuple(sorted([*before, nxt_before])), tuple(after))
             if fits(trial):
                 before.append(nxt_before)
-                nxt_before = _next_peer(index, nxt_before, -1, section, inside, blocked)
+                nxt_before = _next_peer(index, nxt_before, -1, section, inside, is_blocked)
             else:
                 nxt_before = None
         else:
@@ -98,7 +98,7 @@ def section_peers(
             trial = Peers(tuple(sorted(before)), tuple([*after, nxt_after]))
             if fits(trial):
                 after.append(nxt_after)
-                nxt_after = _next_peer(index, nxt_after, +1, section, inside, blocked)
+                nxt_after = _next_peer(index, nxt_after, +1, section, inside, is_blocked)
             else:
                 nxt_after = None
     return Peers(tuple(sorted(before)), tuple(after))
