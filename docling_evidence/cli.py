@@ -33,6 +33,7 @@ from docling_evidence.cli_common import (
     Stopped,
     collect_warnings,
     error,
+    run_app,
     stderr,
     stop_on_signals,
     usage_error,
@@ -709,7 +710,7 @@ def main() -> None:
     """Entry point of the ``docling-evidence`` console script."""
     _quiet_environment()
     try:
-        app()
+        sys.exit(run_app(app))
     except SystemExit as exc:
         if exc.code in STOP_EXIT_CODES:
             # Stopped by a signal, with temp files removed and workers ended: leave now. A normal interpreter exit

@@ -149,11 +149,50 @@ def collect_warnings(loggers: Sequence[str] = ("docling_evidence", "docling_core
         result.extend(dict.fromkeys(" ".join(m.split()) for m in messages if m.strip()))
 
 
+_USAGE_ERROR: type[Exception] = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "UsageError")
+"""click's ``UsageError``, from whichever click typer runs on (recent typers bundle their own copy)."""
+_CLICK_EXCEPTION: type[Exception] = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
+"""click's ``ClickException``, the same way."""
+
+
 def run_app(app: typer.Typer, argv: Sequence[str] | None = None, prog_name: str | None = None) -> int:
-    """Run a typer app in-process and return its exit code instead of exiting (for a ``main(argv) -> int``)."""
+    """Run a typer app in-process and return its exit code instead of exiting (for a ``main(argv) -> int``).
+
+    A usage error (a bad option value, a missing argument, an unknown option) is one ``error:`` line naming the
+    command's ``--help``, exit 2, instead of click's boxed usage message. Running with no arguments still prints the
+    help (``no_args_is_help``).
+    """
+    args = list(argv) if argv is not None else None
     try:
-        app(args=list(argv) if argv is not None else None, prog_name=prog_name)
+        code = app(args=args, prog_name=prog_name, standalone_mode=False)
+    except _USAGE_ERROR as exc:
+        if type(exc).__name__ == "NoArgsIsHelpError":  # no arguments: the help, as a standalone run prints it
+            return _standalone(app, args, prog_name)
+        ctx = getattr(exc, "ctx", None)
+        where = ctx.command_path if ctx is not None else (prog_name or "the command")
+        error(f"{exc.format_message()} (see '{where} --help')")
+        return EXIT_USAGE
+    except _CLICK_EXCEPTION as exc:
+        error(exc.format_message())
+        return _exit_code(getattr(exc, "exit_code", EXIT_FAILED))
+    except typer.Abort:
+        error("aborted")
+        return EXIT_FAILED
+    except SystemExit as exc:
+        return _exit_code(exc.code)
+    return _exit_code(code)
+
+
+def _standalone(app: typer.Typer, args: list[str] | None, prog_name: str | None) -> int:
+    try:
+        app(args=args, prog_name=prog_name)
     except SystemExit as exc:  # typer (click) always ends a standalone run with sys.exit
-        code = exc.code
-        return code if isinstance(code, int) else (EXIT_OK if code is None else EXIT_FAILED)
+        return _exit_code(exc.code)
     return EXIT_OK
+
+
+def _exit_code(code: object) -> int:
+    """An exit code from what a command returned or exited with (None: 0; a non-integer: 1)."""
+    if code is None:
+        return EXIT_OK
+    return code if isinstance(code, int) and not isinstance(code, bool) else EXIT_FAILED

@@ -747,4 +747,6 @@ def report_command(
 
 
 if __name__ == "__main__":
-    sweep_app()
+    from docling_evidence.cli_common import run_app
+
+    sys.exit(run_app(sweep_app, prog_name="python -m docling_evidence.bench.sweep"))
