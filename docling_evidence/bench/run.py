@@ -34,7 +34,7 @@ from docling_evidence.bench.measures import BUDGETS, DEPTH, Outcome, delivered_w
 from docling_evidence.bench.retrieval import METHODS, RRF_K, SCOPES, Retriever
 from docling_evidence.bench.stats import percentile
 from docling_evidence.bench.summary import summarize
-from docling_evidence.integrations.maxpool import max_pool, merge_piece_texts
+from docling_evidence.integrations.maxpool import max_pool, merge_piece_texts, order_pieces
 from docling_evidence.tokenizer import DEFAULT_MAX_TOKENS
 
 RESULTS_SCHEMA: str = "docling-evidence-bench-results/2"
@@ -53,7 +53,7 @@ class _ArmIndex:
     unit_of: list[str] = field(default_factory=list)
     target: list[int] = field(default_factory=list)
     unit_targets: dict[str, list[int]] = field(default_factory=dict)
-    _unit_texts: dict[str, str] = field(default_factory=dict)
+    _unit_texts: dict[tuple[str, int | None], str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         for g, r in enumerate(self.records):
@@ -73,14 +73,18 @@ class _ArmIndex:
         start = self.offsets.get(doc_id, 0)
         return range(start, start + self.counts.get(doc_id, 0))
 
-    def unit_text(self, unit: str) -> str:
-        """The unit re-assembled as ``MaxPoolRetriever(reassemble=True)`` returns it: its pieces in reading order,
-        frame lines repeated by later pieces dropped (:func:`~docling_evidence.integrations.maxpool.merge_piece_texts`).
-        """
-        text = self._unit_texts.get(unit)
+    def unit_text(self, unit: str, lead: int | None = None) -> str:
+        """The unit re-assembled as ``MaxPoolRetriever(reassemble=True)`` returns it: the piece ``lead`` (the one that
+        ranked, a global record index) first, the others in reading order, frame lines repeated by later pieces
+        dropped (:func:`~docling_evidence.integrations.maxpool.order_pieces`, ``merge_piece_texts``); ``lead=None``:
+        every piece in reading order."""
+        key = (unit, lead)
+        text = self._unit_texts.get(key)
         if text is None:
-            text = merge_piece_texts([self.records[g].embed_text for g in self.unit_targets[unit]])
-            self._unit_texts[unit] = text
+            targets = self.unit_targets[unit]
+            ordered = order_pieces(targets, part_of=targets.index, lead=lead if lead in targets else None)
+            text = merge_piece_texts([self.records[g].embed_text for g in ordered])
+            self._unit_texts[key] = text
         return text
 
     def unit_pages(self, unit: str) -> tuple[int, ...]:
@@ -222,7 +226,7 @@ def _judge_arm(
                 depth,
                 ranked_unit_hits=[unit_hit.get(u, False) for u in unit_ids[:depth]],
                 unit_ceiling=any(unit_hit.values()),
-                ok=_ok_flags([arm.unit_text(u) for u in unit_ids], token_ends, q),
+                ok=_ok_flags([arm.unit_text(u.key, lead=arm.target[u.best]) for u in pooled], token_ends, q),
             )
             out.setdefault((method, scope, "flat"), []).append(flat)
             out.setdefault((method, scope, "maxpool"), []).append(pool)

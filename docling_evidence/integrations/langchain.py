@@ -28,7 +28,14 @@ from langchain_core.retrievers import BaseRetriever
 from langchain_core.vectorstores import VectorStore
 from pydantic import ConfigDict, Field, PrivateAttr, model_validator
 
-from docling_evidence.integrations.maxpool import PooledUnit, max_pool, merge_piece_texts, order_pieces, validate_k
+from docling_evidence.integrations.maxpool import (
+    PieceOrder,
+    PooledUnit,
+    max_pool,
+    merge_piece_texts,
+    order_pieces,
+    validate_k,
+)
 
 FLAT_FIELDS: tuple[str, ...] = ("page_span", "unit_id", "kind", "part", "parts")
 """Evidence fields copied from ``dl_meta`` to the top level of a Document's metadata."""
@@ -162,10 +169,11 @@ class MaxPoolRetriever(BaseRetriever):
     store's own order (best first), so it is correct whether the store's scores are similarities or distances; the
     score of the best piece is put in ``metadata["score"]``.
 
-    With ``reassemble=True`` each returned Document is the whole unit: its pieces in part order, the repeated frame
-    (headings, caption, header row) kept once. Pieces that were not among the candidates are fetched with
-    ``vectorstore.get_by_ids`` when the Documents were added with :func:`evidence_ids`; ``metadata["parts_found"]``
-    lists the parts actually joined.
+    With ``reassemble=True`` each returned Document is the whole unit: the piece that ranked first, then the others in
+    part order (``piece_order="reading"``: all in part order), the repeated frame (headings, caption, header row) kept
+    once, so that a reader with a token budget gets the matching rows first. Pieces that were not among the
+    candidates are fetched with ``vectorstore.get_by_ids`` when the Documents were added with :func:`evidence_ids`;
+    ``metadata["parts_found"]`` lists the parts actually joined, in the order joined.
 
     Documents without ``unit_id`` are each their own unit; a single warning (per retriever) says so.
 
@@ -179,6 +187,8 @@ class MaxPoolRetriever(BaseRetriever):
     k: int = 4
     fetch_k: int = 20
     reassemble: bool = False
+    piece_order: PieceOrder = "best_first"
+    """With ``reassemble``: the best-ranked piece first (default), or ``"reading"``: every piece in part order."""
     search_kwargs: dict[str, Any] = Field(default_factory=dict)
     """Extra keyword arguments for the vector store search (for instance a metadata ``filter``)."""
 
@@ -209,7 +219,8 @@ class MaxPoolRetriever(BaseRetriever):
         if not self.reassemble or not unit.has_unit_id:
             return _with_score(best_doc, best_score, {})
         pieces = self._complete_pieces([doc for doc, _ in unit.hits])
-        ordered = order_pieces(pieces, part_of=lambda doc: _evidence(doc.metadata).get("part"))
+        lead = best_doc if self.piece_order == "best_first" else None
+        ordered = order_pieces(pieces, part_of=lambda doc: _evidence(doc.metadata).get("part"), lead=lead)
         first = ordered[0]
         fields = _evidence(first.metadata)
         pages = sorted({int(p) for doc in ordered for p in _evidence(doc.metadata).get("page_span", [])})

@@ -37,7 +37,14 @@ from llama_index.core.schema import (
 )
 from llama_index.core.storage.docstore.types import BaseDocumentStore
 
-from docling_evidence.integrations.maxpool import PooledUnit, max_pool, merge_piece_texts, order_pieces, validate_k
+from docling_evidence.integrations.maxpool import (
+    PieceOrder,
+    PooledUnit,
+    max_pool,
+    merge_piece_texts,
+    order_pieces,
+    validate_k,
+)
 
 CONTEXTUALIZED_KEY = "contextualized"
 """Metadata flag set on nodes whose text is already ``contextualize(chunk)`` (makes the transform idempotent)."""
@@ -126,7 +133,8 @@ class MaxPoolPostprocessor(BaseNodePostprocessor):
 
     Nodes are grouped by ``metadata["unit_id"]`` and ordered by their best score (higher is better; nodes without a
     score keep their input order after the scored ones). With ``reassemble=True`` each returned node is the whole unit:
-    its pieces in part order with the repeated frame (headings, caption, header row) kept once; missing pieces are
+    the piece that scored best, then the others in part order (``piece_order="reading"``: all in part order), with the
+    repeated frame (headings, caption, header row) kept once; missing pieces are
     looked up in ``docstore`` through the nodes' previous/next relationships when a docstore is given (for instance
     ``index.docstore``). ``metadata["parts_found"]`` lists the parts joined.
 
@@ -140,6 +148,9 @@ class MaxPoolPostprocessor(BaseNodePostprocessor):
 
     top_n: int = Field(default=4, description="Number of distinct units to return.")
     reassemble: bool = Field(default=False, description="Return each unit re-assembled from its pieces.")
+    piece_order: PieceOrder = Field(
+        default="best_first", description="Re-assembled: the best piece first, or 'reading' (part order)."
+    )
     docstore: BaseDocumentStore | None = Field(default=None, description="Where to look up missing pieces.")
 
     _warned: bool = PrivateAttr(default=False)
@@ -166,7 +177,8 @@ class MaxPoolPostprocessor(BaseNodePostprocessor):
     def _unit_node(self, unit: PooledUnit[NodeWithScore]) -> NodeWithScore:
         if not self.reassemble or not unit.has_unit_id:
             return unit.best
-        pieces = order_pieces(self._complete_pieces([hit.node for hit in unit.hits]), part_of=_part_of)
+        lead = unit.best.node if self.piece_order == "best_first" else None
+        pieces = order_pieces(self._complete_pieces([hit.node for hit in unit.hits]), part_of=_part_of, lead=lead)
         first = pieces[0]
         pages = sorted({int(p) for node in pieces for p in node.metadata.get("page_span", [])})
         metadata = {**first.metadata, "page_span": pages, "part": 0, "parts_found": [_part_of(n) or 0 for n in pieces]}
@@ -217,24 +229,39 @@ class MaxPoolRetriever(BaseRetriever):
         k: int = 4,
         reassemble: bool = False,
         docstore: BaseDocumentStore | None = None,
+        piece_order: PieceOrder = "best_first",
         **kwargs: Any,
     ) -> None:
-        """Wrap ``retriever``; see :class:`MaxPoolPostprocessor` for ``reassemble`` and ``docstore``."""
+        """Wrap ``retriever``; see :class:`MaxPoolPostprocessor` for ``reassemble``, ``piece_order`` and
+        ``docstore``."""
         if not isinstance(retriever, BaseRetriever):
             raise TypeError(f"retriever must be a LlamaIndex BaseRetriever, got {type(retriever).__name__}")
         self._inner = retriever
-        self._pool = MaxPoolPostprocessor(top_n=k, reassemble=reassemble, docstore=docstore)
+        self._pool = MaxPoolPostprocessor(top_n=k, reassemble=reassemble, docstore=docstore, piece_order=piece_order)
         super().__init__(**kwargs)
 
     @classmethod
-    def from_index(cls, index: Any, k: int = 4, fetch_k: int = 20, reassemble: bool = False) -> MaxPoolRetriever:
+    def from_index(
+        cls,
+        index: Any,
+        k: int = 4,
+        fetch_k: int = 20,
+        reassemble: bool = False,
+        piece_order: PieceOrder = "best_first",
+    ) -> MaxPoolRetriever:
         """Max-pool retriever over a ``VectorStoreIndex``: fetch ``fetch_k`` nodes, return ``k`` units.
 
         Raises:
             ValueError: if ``k <= 0`` or ``fetch_k < k``.
         """
         validate_k(k, fetch_k)
-        return cls(index.as_retriever(similarity_top_k=fetch_k), k=k, reassemble=reassemble, docstore=index.docstore)
+        return cls(
+            index.as_retriever(similarity_top_k=fetch_k),
+            k=k,
+            reassemble=reassemble,
+            docstore=index.docstore,
+            piece_order=piece_order,
+        )
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         return self._pool.postprocess_nodes(self._inner.retrieve(query_bundle), query_bundle=query_bundle)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Generic, TypeVar
+from typing import Generic, Literal, TypeVar
 
 T = TypeVar("T")
 
@@ -84,8 +84,18 @@ def _desc(score: float | None) -> float:
     return float("inf") if score is None else -float(score)
 
 
-def order_pieces(pieces: Sequence[T], part_of: Callable[[T], int | None]) -> list[T]:
-    """Return the pieces of one unit in part order, one per part (a duplicate part keeps its first occurrence)."""
+PieceOrder = Literal["best_first", "reading"]
+"""How a re-assembled unit orders its pieces: the piece that ranked first, then the others in part order
+(``best_first``, the default); or all in part order (``reading``)."""
+
+
+def order_pieces(pieces: Sequence[T], part_of: Callable[[T], int | None], lead: T | None = None) -> list[T]:
+    """Return the pieces of one unit in part order, one per part (a duplicate part keeps its first occurrence).
+
+    ``lead``: a piece to put first (the unit's best-ranked piece), the others following in part order. A reader with
+    a token budget then gets the rows that matched before the rest of the table; every piece repeats the caption and
+    header, so the joined text still starts with them.
+    """
     seen: set[int] = set()
     unique: list[tuple[int, int, T]] = []
     for index, piece in enumerate(pieces):
@@ -95,15 +105,22 @@ def order_pieces(pieces: Sequence[T], part_of: Callable[[T], int | None]) -> lis
             continue
         seen.add(part)
         unique.append((part, index, piece))
-    return [piece for _, _, piece in sorted(unique, key=lambda t: (t[0], t[1]))]
+    ordered = [piece for _, _, piece in sorted(unique, key=lambda t: (t[0], t[1]))]
+    if lead is None:
+        return ordered
+    lead_part = part_of(lead)
+    head = [p for p in ordered if p is lead or (lead_part is not None and part_of(p) == lead_part)][:1]
+    return head + [p for p in ordered if not head or p is not head[0]]
 
 
 def merge_piece_texts(texts: Sequence[str]) -> str:
-    """Join the texts of a unit's pieces (already in part order) into one text.
+    """Join the texts of a unit's pieces (in the order given, see :func:`order_pieces`) into one text.
 
-    Pieces of a split table each repeat what frames the table (headings, caption, header row). The first piece is
-    kept whole; from each later piece the leading lines that already occur in the first piece are dropped, so the
-    frame appears once and the body rows follow each other. Empty input gives ``""``.
+    Pieces of a split table each repeat what frames the table (headings, caption, header row). The first text is
+    kept whole; from each later one the leading lines that already occur in the first are dropped, so in part order
+    the frame appears once and the body rows follow each other. A later piece that holds text between the caption and
+    its rows (the table's first piece, holding its context, after the best-ranked piece) keeps its header after that
+    text, so every table fragment stays readable. Empty input gives ``""``.
     """
     if not texts:
         return ""

@@ -102,6 +102,24 @@ def test_budget_delivers_the_reassembled_unit_and_cuts_it() -> None:
     assert pooled.ok == (False,) * len(BUDGETS)  # the filler unit spends every budget first
 
 
+def test_budget_delivers_the_piece_that_ranked_first() -> None:
+    # a long unit: the value sits in its second piece, after a first piece too long for the smallest budget
+    filler = " ".join(f"row{i} 1{i}" for i in range(200))
+    records = [
+        _rec(0, f"Revenue table\n| year | 2019 |\n{filler}", "t"),
+        _rec(1, "Revenue table\n| Revenue | 1,496.5 |", "t"),
+    ]
+    index = _ArmIndex("evidence", records, 0.0)
+    assert index.unit_text("d:t", lead=1).startswith("Revenue table\n| Revenue | 1,496.5 |")
+    assert index.unit_text("d:t") == merge_piece_texts([r.embed_text for r in records])  # reading order
+    q = _q(("1,496.5",))
+    ranked = {("bm25", "doc"): [np.array([1, 0])]}
+    pooled = _judge_arm(index, [q], ranked, 10, TokenEnds())[("bm25", "doc", "maxpool")][0]
+    assert pooled.ok == (True,) * len(BUDGETS)  # the ranked piece comes first, so even 256 tokens hold the value
+    text = index.unit_text("d:t")
+    assert len(TokenEnds()(text[: text.index("1,496.5")])) > min(BUDGETS)  # in reading order it comes too late
+
+
 def _long_table_doc() -> DoclingDocument:
     doc = DoclingDocument(name="t")
     doc.add_heading("Results")

@@ -199,6 +199,30 @@ def test_reassemble_returns_whole_units_using_ids(fleet_doc: Any, chunker: Any, 
     assert whole.page_content.startswith(register[0].page_content)
 
 
+@pytest.mark.parametrize("piece_order", ["best_first", "reading"])
+def test_reassemble_starts_with_the_piece_that_ranked(
+    piece_order: str, fleet_doc: Any, chunker: Any, embed: Any
+) -> None:
+    docs = flatten_evidence_metadata(chunk_documents(chunker, fleet_doc))
+    store = store_of(docs, embed)
+    query = "Vessel 52"
+    top = store.similarity_search(query, k=1)[0]
+    assert top.metadata["part"] > 0, "the query must rank a later piece of the register first"
+    whole = MaxPoolRetriever(vectorstore=store, k=1, fetch_k=3, reassemble=True, piece_order=piece_order).invoke(query)[
+        0
+    ]
+    parts = list(range(top.metadata["parts"]))
+    for n in range(60):
+        assert whole.page_content.count(f"| Vessel {n} |") == 1
+    if piece_order == "best_first":
+        lead = top.metadata["part"]
+        assert whole.metadata["parts_found"] == [lead, *(p for p in parts if p != lead)]
+        assert whole.page_content.startswith(top.page_content)
+    else:
+        assert whole.metadata["parts_found"] == parts
+        assert not whole.page_content.startswith(top.page_content)
+
+
 def test_reassemble_leaves_single_piece_units_as_they_are(fleet_doc: Any, chunker: Any, embed: Any) -> None:
     docs = flatten_evidence_metadata(chunk_documents(chunker, fleet_doc))
     store = store_of(docs, embed)
@@ -216,7 +240,7 @@ def test_reassemble_without_ids_uses_the_candidates_found(fleet_doc: Any, chunke
     store = store_of(docs, embed, with_ids=False)
     hits = MaxPoolRetriever(vectorstore=store, k=1, fetch_k=3, reassemble=True).invoke(QUERY)
     found = hits[0].metadata["parts_found"]
-    assert found == sorted(found) and 1 <= len(found) <= 3
+    assert found[1:] == sorted(found[1:]) and 1 <= len(found) <= 3  # the best piece first, the others in order
 
 
 def test_unflattened_documents_pool_by_dl_meta(fleet_doc: Any, chunker: Any, embed: Any) -> None:

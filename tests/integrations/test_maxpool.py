@@ -91,6 +91,32 @@ def test_order_pieces_sorts_by_part_and_drops_duplicate_parts() -> None:
     assert [p[0] for p in order_pieces(pieces, part_of=lambda p: p[1])] == ["p0", "p1", "p2"]
 
 
+def test_order_pieces_puts_the_lead_first_and_the_rest_in_part_order() -> None:
+    pieces = [("p2", 2), ("p0", 0), ("p3", 3), ("p1", 1)]
+    part = lambda p: p[1]  # noqa: E731
+    assert [p[0] for p in order_pieces(pieces, part_of=part, lead=("p2", 2))] == ["p2", "p0", "p1", "p3"]
+    assert [p[0] for p in order_pieces(pieces, part_of=part, lead=pieces[1])] == ["p0", "p1", "p2", "p3"]
+    assert [p[0] for p in order_pieces(pieces, part_of=part, lead=None)] == ["p0", "p1", "p2", "p3"]
+    # a lead that is not among the pieces changes nothing
+    assert [p[0] for p in order_pieces(pieces, part_of=part, lead=("x", 9))] == ["p0", "p1", "p2", "p3"]
+
+
+def test_best_first_merge_keeps_every_row_once_and_the_frame_at_the_top(fleet_doc, chunker) -> None:
+    pieces = order_pieces(
+        [c for c in chunker.chunk(fleet_doc) if c.meta.kind == "table" and c.meta.parts > 1], lambda c: c.meta.part
+    )
+    lead = pieces[len(pieces) // 2]
+    texts = [chunker.contextualize(c) for c in order_pieces(pieces, part_of=lambda c: c.meta.part, lead=lead)]
+    merged = merge_piece_texts(texts)
+    rows = [int(r) for r in re.findall(r"\| Vessel (\d+) \|", merged)]
+    assert sorted(rows) == list(range(60)) and rows[0] == lead.meta.rows[0]  # the lead's rows come first
+    assert merged.startswith(chunker.contextualize(lead))
+    assert merged.count("Table 9: Vessel register with flag and tonnage") == 1
+    # the header once at the top, and once more under the first piece's context paragraph, which sits before its rows
+    assert merged.count("| Vessel | Flag | Tonnage |") == 2
+    assert merged.index("Table 9 lists every vessel") < merged.rindex("| Vessel | Flag | Tonnage |")
+
+
 def test_merge_rebuilds_a_split_table_with_its_frame_once(fleet_doc, chunker) -> None:
     pieces = [c for c in chunker.chunk(fleet_doc) if c.meta.kind == "table" and c.meta.parts > 1]
     assert len(pieces) >= 3, "the register should split into several pieces"
