@@ -17,6 +17,7 @@ from docling_core.types.doc import DoclingDocument, SectionHeaderItem, TableItem
 from pydantic import ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
 from docling_evidence.doc_index import DocIndex, build_index, rich_cell_content
+from docling_evidence.layout import page_span
 from docling_evidence.meta import EvidenceChunk, EvidenceMeta, MemberRole
 from docling_evidence.peers import Peers, section_peers
 from docling_evidence.serializer import EvidenceSerializerProvider, table_layout
@@ -436,7 +437,7 @@ class EvidenceChunker(BaseChunker):
                 "roles": {**chunk.meta.roles, **{it.self_ref: "text" for it in (*before, *after)}},
             }
         )
-        meta.page_span = sorted({p.page_no for it in meta.doc_items for p in it.prov})
+        meta.page_span = page_span(meta.doc_items)
         taken |= {it.self_ref for it in (*before, *after)}
         return EvidenceChunk(text=render(peers), meta=meta)
 
@@ -486,7 +487,7 @@ class EvidenceChunker(BaseChunker):
         pieces = splitter.split(parts)
         chunks = [self._piece_chunk(unit, piece, k, len(pieces), headings) for k, piece in enumerate(pieces)]
         # the unit's span: pages of what its pieces show (a context paragraph dropped from every piece does not count)
-        span = sorted({p.page_no for c in chunks for it in c.meta.doc_items for p in it.prov})
+        span = page_span(it for c in chunks for it in c.meta.doc_items)
         for c in chunks:
             c.meta.page_span = span
         return chunks
@@ -547,7 +548,7 @@ class EvidenceChunker(BaseChunker):
                     doc_items=items,
                     headings=chunk.meta.headings,
                     origin=doc.origin,
-                    page_span=sorted({p.page_no for it in items for p in it.prov}),
+                    page_span=page_span(items),
                     unit_id=base if occurrence == 0 else stable_id(base, str(occurrence)),
                     kind="text",
                     roles={it.self_ref: "text" for it in items},

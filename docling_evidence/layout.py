@@ -8,7 +8,9 @@ coordinates are dropped, so an item with only broken provenance counts as an ite
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from docling_core.types.doc import CoordOrigin, DocItem
 
@@ -22,6 +24,12 @@ class Box:
     top: float
     right: float
     bottom: float
+
+
+def page_span(items: Iterable[Any]) -> list[int]:
+    """Sorted distinct page numbers over the provenance of ``items`` (empty when none has any): a chunk's
+    ``page_span``."""
+    return sorted({p.page_no for item in items for p in (getattr(item, "prov", None) or [])})
 
 
 def item_boxes(item: DocItem) -> list[Box]:

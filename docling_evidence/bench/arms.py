@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from docling_evidence.layout import page_span
 from docling_evidence.tokenizer import DEFAULT_MAX_TOKENS
 
 if TYPE_CHECKING:
@@ -98,8 +99,8 @@ def parse_arms(spec: str | Iterable[str]) -> list[str]:
 
 
 def page_span_of(doc_items: Iterable[Any]) -> tuple[int, ...]:
-    """Sorted distinct ``page_no`` over the provenance of ``doc_items``."""
-    return tuple(sorted({p.page_no for item in doc_items for p in (getattr(item, "prov", None) or [])}))
+    """Sorted distinct ``page_no`` over the provenance of ``doc_items`` (:func:`docling_evidence.layout.page_span`)."""
+    return tuple(page_span(doc_items))
 
 
 def _hybrid(max_tokens: int = DEFAULT_MAX_TOKENS, markdown_tables: bool = False) -> BaseChunker:
