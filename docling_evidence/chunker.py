@@ -336,6 +336,9 @@ class EvidenceChunker(BaseChunker):
             serializer_provider=self.serializer_provider,
             merge_peers=self.merge_peers,
             always_emit_headings=self.always_emit_headings,
+            delim=self.delim,
+            repeat_table_header=self.repeat_table_header,
+            omit_header_on_overflow=self.omit_header_on_overflow,
             doc_serializer=doc_ser,
             **kwargs,
         ):

@@ -19,6 +19,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from docling_core.transforms.chunker import BaseChunk, DocChunk, HierarchicalChunker
+from docling_core.transforms.chunker.base import DFLT_DELIM
 from docling_core.transforms.chunker.hierarchical_chunker import ChunkingDocSerializer
 from docling_core.transforms.chunker.hybrid_chunker import HybridChunker
 from docling_core.transforms.chunker.tokenizer.base import BaseTokenizer
@@ -201,12 +202,18 @@ def text_chunks(
     serializer_provider: BaseSerializerProvider,
     merge_peers: bool,
     always_emit_headings: bool,
+    delim: str = DFLT_DELIM,
+    repeat_table_header: bool = True,
+    omit_header_on_overflow: bool = False,
     doc_serializer: BaseDocSerializer | None = None,
     **kwargs: Any,
 ) -> Iterable[DocChunk]:
     """HybridChunker's chunks of ``doc`` with the items in ``hidden`` left out, doc items resolved in ``doc``.
 
     Args:
+        merge_peers, always_emit_headings, delim, repeat_table_header, omit_header_on_overflow: HybridChunker's
+            settings of the same names (``delim`` joins merged items and chunks; the table settings apply to tables
+            that are not units), so the text chunks are what HybridChunker with these settings makes.
         tokenizer: counts tokens; wrap it in a :class:`~docling_evidence.tokenizer.MemoTokenizer` shared with the
             caller so that texts already counted are not counted again (a plain tokenizer is wrapped here).
         doc_serializer: the caller's serializer of ``doc`` (from ``serializer_provider``), reused when nothing is
@@ -218,6 +225,9 @@ def text_chunks(
         serializer_provider=serializer_provider,
         merge_peers=merge_peers,
         always_emit_headings=always_emit_headings,
+        delim=delim,
+        repeat_table_header=repeat_table_header,
+        omit_header_on_overflow=omit_header_on_overflow,
     )
     source = _view(doc, hidden)
     for chunk in chunker.chunk_with(source, doc_serializer if source is doc else None, **kwargs):
