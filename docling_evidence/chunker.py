@@ -21,7 +21,15 @@ from docling_evidence.layout import page_span
 from docling_evidence.meta import EvidenceChunk, EvidenceMeta, MemberRole
 from docling_evidence.peers import Peers, section_peers
 from docling_evidence.serializer import EvidenceSerializerProvider, table_layout
-from docling_evidence.split import BLOCK_DELIM, Piece, Splitter, UnitParts, fragments, piece_budget
+from docling_evidence.split import (
+    BLOCK_DELIM,
+    LimitTooSmall,
+    Piece,
+    Splitter,
+    UnitParts,
+    fragments,
+    piece_budget,
+)
 from docling_evidence.table_format import TableFormatName
 from docling_evidence.text_chunks import text_chunks
 from docling_evidence.tokenizer import (
@@ -487,7 +495,13 @@ class EvidenceChunker(BaseChunker):
             repeat_table_header=self.repeat_table_header,
             omit_header_on_overflow=self.omit_header_on_overflow,
         )
-        pieces = splitter.split(parts)
+        try:
+            pieces = splitter.split(parts)
+        except LimitTooSmall as exc:
+            raise ValueError(
+                f"{exc}: {unit.table.self_ref} cannot be chunked at max_tokens={limit}; use a tokenizer with a "
+                "larger max_tokens, or table_format='markdown' (the most compact)"
+            ) from None
         chunks = [self._piece_chunk(unit, piece, k, len(pieces), headings) for k, piece in enumerate(pieces)]
         # the unit's span: pages of what its pieces show (a context paragraph dropped from every piece does not count)
         span = page_span(it for c in chunks for it in c.meta.doc_items)

@@ -248,6 +248,9 @@ class Splitter:
         self.repeat_table_header = repeat_table_header
         self.omit_header_on_overflow = omit_header_on_overflow
         self._cache: dict[str, int] = {}
+        # last resort, when even the smallest retry budget fails: a row that does not fit under its header goes
+        # without it (after the header shown on its own)
+        self._headerless_rows = False
         # a header that fits in half of the budget is always shown with its rows; a retry at a smaller budget (when a
         # join cost more than estimated) keeps the threshold of the budget asked for
         self._half = budget // 2
@@ -559,11 +562,19 @@ class Splitter:
         while True:
             try:
                 return planner._plan(parts)
-            except _Unsplittable:
+            except _Unsplittable as exc:
                 # a join cost more tokens than estimated for this tokenizer: plan again with a safety margin
-                if planner.budget <= 8:
-                    raise
-                planner = planner._with_budget(planner.budget - max(1, planner.budget // 16))
+                if planner.budget > 8:
+                    planner = planner._with_budget(planner.budget - max(1, planner.budget // 16))
+                elif not planner._headerless_rows:
+                    # a row too big for any piece under its header (a tiny limit, a verbose format): without it
+                    planner = self._with_budget(self.budget)
+                    planner._headerless_rows = True
+                else:
+                    raise LimitTooSmall(
+                        f"one row of a table (row {exc.row}) does not fit the token limit even alone, in the "
+                        f"{parts.fmt.name} format"
+                    ) from None
 
     def _with_budget(self, budget: int) -> Splitter:
         """The same splitter with another budget, sharing the token memo."""
@@ -576,6 +587,7 @@ class Splitter:
         )
         other._cache = self._cache
         other._half = self._half
+        other._headerless_rows = self._headerless_rows
         return other
 
     def _whole(self, parts: UnitParts) -> Piece | None:
@@ -758,7 +770,7 @@ class Splitter:
                 text = self._render(oh, payload)
             if not self.fits(text):
                 # a single item over the limit after all (a join cost more than estimated): cut it finer
-                stream[i : i + 1] = self._shrink(payload[0])
+                stream[i : i + 1] = self._shrink(payload[0], oh)
                 continue
             pieces.append(self._piece(oh, stream, i, payload, text))
             i += len(payload)
@@ -789,8 +801,15 @@ class Splitter:
         last = [it.row for it in stream if it.kind == "row"]
         return (max(last) + 1) if last else 0
 
-    def _shrink(self, item: _Item) -> list[_Item]:
-        """Cut a single payload item that does not fit into smaller ones."""
+    def _shrink(self, item: _Item, oh: _Overhead) -> list[_Item]:
+        """Cut a single payload item that does not fit into smaller ones.
+
+        A row (or cell fragment) that does not fit under its repeated header, which happens at tiny limits with a
+        verbose format (HTML markup costs ~15 tokens a cell), goes without it, after the header shown on its own.
+        """
+        if item.kind == "row" and item.header and self._headerless_rows:
+            block = LINE_DELIM.join([*oh.fmt.open_lines(), *item.header, *oh.fmt.close_lines()])
+            return [*self._text_items("lead", block, oh), replace(item, header=())]
         if item.kind != "row" and item.tokens > 1:
             frags = self.fragments(item.text, max(1, item.tokens // 2))
             items = [_Item(item.kind, f, self.tokens(f), is_footnote=item.is_footnote, ctx=item.ctx) for f in frags]
@@ -800,6 +819,12 @@ class Splitter:
         raise _Unsplittable(item)
 
 
+class LimitTooSmall(ValueError):
+    """The token limit cannot hold a single table row, even cut into cell fragments (a limit of a few dozen tokens
+    with a verbose table format)."""
+
+
 class _Unsplittable(RuntimeError):
     def __init__(self, item: _Item) -> None:
         super().__init__(f"cannot fit row {item.row} within the token limit")
+        self.row = item.row

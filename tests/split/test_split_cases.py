@@ -5,12 +5,24 @@ from __future__ import annotations
 import re
 
 import pytest
-from split_helpers import DocSpec, Grid, WhitespaceTokenizer, build_doc, check_rows, make_tokenizer
+from docling_core.types.doc import DoclingDocument
+from docs_builder import add_table
+from split_helpers import (
+    DocSpec,
+    Grid,
+    WhitespaceTokenizer,
+    build_doc,
+    check_rows,
+    covered_in_order,
+    make_tokenizer,
+    skeleton,
+)
 
 from docling_evidence import EvidenceChunker
 from docling_evidence.split import ELLIPSIS, Piece, Splitter, UnitParts
 from docling_evidence.table_format import TABLE_FORMATS
 from docling_evidence.table_rows import TableRows, table_rows
+from docling_evidence.tokenizer import bundled_tokenizer
 
 
 def words(n: int, word: str = "net") -> str:
@@ -493,3 +505,36 @@ def test_header_within_half_the_budget_is_repeated_next_to_a_wide_row() -> None:
         assert count(pc.text) <= 256
         if pc.cols is None and pc.fragment is None and pc.rows[1] > pc.rows[0]:
             assert block in pc.text
+
+
+def _small_table_doc(heading: bool) -> DoclingDocument:
+    doc = DoclingDocument(name="small")
+    if heading:
+        doc.add_heading(text="Section heading here", level=1)
+    body = [[f"v{r}_{c}" for c in range(3)] for r in range(1, 4)]
+    add_table(doc, [["h0", "h1", "h2"]], body, caption="Table 1: a caption")
+    return doc
+
+
+@pytest.mark.parametrize("fmt", ["html", "markdown", "triplets"])
+@pytest.mark.parametrize("heading", [False, True])
+def test_tiny_limits_chunk_every_format_within_the_limit_and_lose_nothing(fmt: str, heading: bool) -> None:
+    # HTML markup costs ~15 tokens a cell: below ~45 tokens a row no longer fits under its header; it then goes
+    # without it, after the header shown on its own (this used to raise a private _Unsplittable)
+    doc = _small_table_doc(heading)
+    for max_tokens in range(26, 64):
+        chunker = EvidenceChunker(tokenizer=bundled_tokenizer(max_tokens), table_format=fmt)
+        chunks = list(chunker.chunk(doc))
+        texts = [c.text for c in chunks]
+        assert all(chunker.tokenizer.count_tokens(chunker.contextualize(c)) <= max_tokens for c in chunks)
+        skels = [skeleton(t) for t in texts]
+        for cell in ["h0", "h1", "h2", *(f"v{r}_{c}" for r in range(1, 4) for c in range(3))]:
+            assert covered_in_order(skeleton(cell), skels), (max_tokens, cell)
+
+
+def test_a_limit_too_small_for_one_row_is_a_value_error_that_says_what_to_change() -> None:
+    # one HTML cell alone, "<table>\n<tr><td>v</td></tr>\n</table>", is 22 tokens
+    chunker = EvidenceChunker(tokenizer=bundled_tokenizer(16), table_format="html")
+    with pytest.raises(ValueError, match=r"max_tokens=16.*larger max_tokens.*table_format='markdown'"):
+        list(chunker.chunk(_small_table_doc(heading=False)))
+    assert list(EvidenceChunker(tokenizer=bundled_tokenizer(16)).chunk(_small_table_doc(heading=False)))
