@@ -30,6 +30,10 @@ The rules, one place for all of them:
 - **Not a regular file** (a FIFO, a character device such as ``/dev/null``): written directly, in place, because
   renaming over it would replace the device or pipe with a regular file. Nothing atomic is possible there.
 - ``-`` is standard output (text or bytes); it is flushed, never closed.
+- **A stream this process already holds** (``/dev/stdout``, ``/dev/stderr``, ``/dev/fd/N``, ``/proc/self/fd/N``) is
+  opened again and appended to, never replaced: ``-o /dev/stdout >> log.jsonl`` appends to the log, and through a
+  pipe it is written like ``-``. (Resolving such a link would name the shell's file, and replacing that file would
+  drop what it held.)
 
 Every refusal raises :class:`OutputError` (a ``ValueError``) whose message is one line naming the path and the fix;
 :func:`output_problem` returns the same line without raising. A failure while writing (disk full) is the
@@ -41,12 +45,15 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import stat
 import sys
 import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
+
+from docling_evidence.paths import path_kind
 
 STDOUT = "-"
 """The output path meaning standard output."""
@@ -79,19 +86,52 @@ def _input_ids(inputs: Iterable[str | Path]) -> set[tuple[int, int]]:
     return {fid for p in inputs if (fid := _file_id(p)) is not None}
 
 
+_FD_PATH = re.compile(r"/dev/(?:stdout|stderr|fd/\d+)|/proc/(?:self|thread-self|\d+)/fd/\d+")
+
+
+def is_stream_path(path: str | Path) -> bool:
+    """Whether ``path`` names a file descriptor this process holds (``/dev/stdout``, ``/dev/fd/3`` ...)."""
+    return _FD_PATH.fullmatch(os.path.normpath(str(path))) is not None
+
+
 def _resolve(path: Path) -> tuple[Path, os.stat_result | None]:
     """The path to write (a symlink's final target, else ``path``) and its stat, or None when it does not exist.
 
     Raises:
-        OutputError: a symlink loop or a path that cannot be examined.
+        OutputError: a symlink loop or a path that cannot be examined (a name too long, a folder without access).
     """
-    target = Path(os.path.realpath(path)) if path.is_symlink() else path
     try:
+        target = Path(os.path.realpath(path)) if path.is_symlink() else path
         return target, os.stat(target)
     except FileNotFoundError:
         return target, None
-    except OSError as exc:  # ELOOP, EACCES on a parent folder...
-        raise OutputError(path, exc.strerror or str(exc), "choose another output path") from None
+    except (OSError, ValueError) as exc:  # ELOOP, ENAMETOOLONG, EACCES on a parent folder, a NUL character
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise OutputError(path, reason, "choose another output path") from None
+
+
+def _lexists(path: Path) -> bool:
+    try:
+        os.lstat(path)
+    except (OSError, ValueError):
+        return False
+    return True
+
+
+def _creatable(folder: Path) -> str | None:
+    """Why the missing ``folder`` could not be created, or None: its nearest existing ancestor must be a writable
+    folder, and no missing component may be a dangling symlink."""
+    probe = folder
+    while not _lexists(probe):
+        if probe.parent == probe:
+            return f"folder {folder} cannot be created"
+        probe = probe.parent
+    if probe != folder and path_kind(probe) != "dir":
+        what = "a dangling symlink" if path_kind(probe) == "missing" else "not a folder"
+        return f"folder {folder} cannot be created: {probe} is {what}"
+    if not os.access(probe, os.W_OK | os.X_OK):
+        return f"folder {folder} cannot be created: {probe} is not writable"
+    return None
 
 
 def check_output(path: str | Path, inputs: Iterable[str | Path] = (), parents: bool = False) -> Path | None:
@@ -108,6 +148,12 @@ def check_output(path: str | Path, inputs: Iterable[str | Path] = (), parents: b
     if str(path) == STDOUT:
         return None
     path = Path(path)
+    if is_stream_path(path):
+        if (fid := _file_id(path)) is not None and fid in _input_ids(inputs):
+            return _raise(path, "it is one of the inputs", "give a different output file; inputs are never overwritten")
+        if _file_id(path) is None:
+            return _raise(path, "no such open file descriptor", "use '-' for standard output")
+        return path
     target, st = _resolve(path)
     if st is not None:
         if (st.st_dev, st.st_ino) in _input_ids(inputs):
@@ -117,11 +163,20 @@ def check_output(path: str | Path, inputs: Iterable[str | Path] = (), parents: b
         if not stat.S_ISREG(st.st_mode):
             return target  # FIFO, device: written directly, its folder needs no temp file
     folder = target.parent
-    if not folder.is_dir():
-        if parents and not folder.exists():
+    if path_kind(folder) != "dir":
+        missing = not _lexists(folder)
+        if parents and missing:
+            if problem := _creatable(folder):
+                return _raise(path, problem, "choose another output folder")
             return target
-        what = "does not exist" if not folder.exists() else "is not a folder"
-        return _raise(path, f"folder {folder} {what}", "create it first" if not folder.exists() else None)
+        what = (
+            "does not exist"
+            if missing
+            else "is a dangling symlink"
+            if path_kind(folder) == "missing"
+            else "is not a folder"
+        )
+        return _raise(path, f"folder {folder} {what}", "create it first" if missing else None)
     if not os.access(folder, os.W_OK | os.X_OK):
         return _raise(path, f"folder {folder} is not writable", "choose a writable location")
     return target
@@ -182,6 +237,11 @@ def open_output(
         with contextlib.suppress(DiscardOutput):
             yield stream
         stream.flush()
+        return
+    if is_stream_path(target):
+        stream_out = open(target, "ab" if binary else "a", encoding=None if binary else encoding)  # noqa: SIM115
+        with stream_out, contextlib.suppress(DiscardOutput):
+            yield stream_out
         return
     if parents:
         target.parent.mkdir(parents=True, exist_ok=True)
