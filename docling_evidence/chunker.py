@@ -23,9 +23,9 @@ from docling_evidence.peers import Peers, section_peers
 from docling_evidence.serializer import EvidenceSerializerProvider, table_layout
 from docling_evidence.split import (
     BLOCK_DELIM,
-    LimitTooSmall,
     Piece,
     Splitter,
+    TokenLimitTooSmall,
     UnitParts,
     fragments,
     piece_budget,
@@ -497,10 +497,11 @@ class EvidenceChunker(BaseChunker):
         )
         try:
             pieces = splitter.split(parts)
-        except LimitTooSmall as exc:
-            raise ValueError(
+        except TokenLimitTooSmall as exc:
+            compact = "" if layout.fmt.name == "markdown" else ", or table_format='markdown' (the most compact)"
+            raise TokenLimitTooSmall(
                 f"{exc}: {unit.table.self_ref} cannot be chunked at max_tokens={limit}; use a tokenizer with a "
-                "larger max_tokens, or table_format='markdown' (the most compact)"
+                f"larger max_tokens{compact}"
             ) from None
         chunks = [self._piece_chunk(unit, piece, k, len(pieces), headings) for k, piece in enumerate(pieces)]
         # the unit's span: pages of what its pieces show (a context paragraph dropped from every piece does not count)

@@ -535,7 +535,15 @@ class CitedChunk:
             for it in meta["doc_items"]
         ) - {""}
         rows = meta.get("rows")
-        piece_rows = (int(rows[0]), int(rows[1])) if isinstance(rows, list) and len(rows) == 2 else None
+        piece_rows = None
+        if rows is not None:
+            if not (
+                isinstance(rows, (list, tuple))
+                and len(rows) == 2
+                and all(isinstance(r, int) and not isinstance(r, bool) and r >= 0 for r in rows)
+            ):
+                raise ValueError(f"'meta.rows' must be two non-negative integers [start, end], got {rows!r}"[:200])
+            piece_rows = (rows[0], rows[1])
         return cls(text=text, refs=refs, rows=piece_rows)
 
 

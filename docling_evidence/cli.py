@@ -140,6 +140,7 @@ def process_file(path: str, settings: ChunkSettings) -> FileOutcome:
     returned, not printed, so the caller can name the file.
     """
     from docling_evidence.convert import InputError, chunk_path, chunk_record
+    from docling_evidence.split import TokenLimitTooSmall
 
     start = time.perf_counter()
     outcome = FileOutcome(path)
@@ -149,6 +150,8 @@ def process_file(path: str, settings: ChunkSettings) -> FileOutcome:
             outcome.records = [chunk_record(c, chunker, path) for c in chunk_path(path, chunker)]
         except InputError as exc:
             outcome.error = str(exc)
+        except TokenLimitTooSmall as exc:  # the settings' fault, not a bug: say what to change
+            outcome.error = f"{path}: {exc}"
         except Exception as exc:  # a bug or an unforeseen Docling failure: report it, keep the batch going
             outcome.error = internal_error(path, exc)
     outcome.warnings = caught
@@ -312,6 +315,7 @@ def _report_warnings(path: str, messages: list[str]) -> None:
 InputsArg = Annotated[
     list[Path],
     typer.Argument(
+        readable=False,  # an unreadable file is that file's error (exit 1), not a usage error stopping the batch
         help="DoclingDocument .json files, documents Docling converts (.html .docx .md .xlsx .pptx; .pdf with the "
         "'pdf' extra and its models), or folders (searched recursively).",
         show_default=False,
@@ -553,6 +557,7 @@ def inspect(
         typer.Option(
             "--output",
             "-o",
+            readable=False,
             help=with_default(
                 "Report file for one input; for several inputs a folder receiving one report per input.",
                 "<name>.inspect.html in the current folder",
@@ -581,16 +586,18 @@ def inspect(
 
 def _inspect(inputs: list[Path], output: Path | None, settings: ChunkSettings, answer: str | None = None) -> None:
     from docling_evidence.convert import InputError, chunk_document, convert_path, expand_inputs
+    from docling_evidence.paths import path_kind
+    from docling_evidence.split import TokenLimitTooSmall
 
     err = stderr()
     expanded = expand_inputs(inputs)
     files = expanded.files
-    several = len(files) > 1 or len(inputs) > 1 or any(p.is_dir() for p in inputs)
+    several = len(files) > 1 or len(inputs) > 1 or any(path_kind(p) == "dir" for p in inputs)
     if several:
         if output is not None and str(output) == STDOUT:
             raise usage_error("-o - (stdout) takes one input; several inputs need -o to be a folder")
         folder = output or Path.cwd()
-        if folder.exists() and not folder.is_dir():
+        if path_kind(folder) not in ("dir", "missing"):
             raise usage_error(f"cannot write reports to {folder}: several inputs need -o to be a folder")
         targets = [folder / name for name in report_names(files)]
     else:
@@ -605,7 +612,10 @@ def _inspect(inputs: list[Path], output: Path | None, settings: ChunkSettings, a
         raise typer.Exit(1)
     chunker = _check_settings(settings)
     if several:
-        targets[0].parent.mkdir(parents=True, exist_ok=True)
+        try:
+            targets[0].parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise usage_error(f"cannot create {targets[0].parent}: {exc.strerror or exc}") from None
 
     from docling_evidence.inspect_report import render_report
 
@@ -624,6 +634,8 @@ def _inspect(inputs: list[Path], output: Path | None, settings: ChunkSettings, a
                     page = render_report(doc, chunks, chunker, source=path.name, citations=citations)
                 except InputError as exc:
                     message = str(exc)
+                except TokenLimitTooSmall as exc:
+                    message = f"{path}: {exc}"
                 except Exception as exc:  # our bug: say so, keep going with the other files
                     message = internal_error(path, exc)
                 else:
@@ -669,12 +681,16 @@ class CiteFormat(str, Enum):
 
 @app.command()
 def cite(
-    document: Annotated[Path, typer.Argument(help="The document (DoclingDocument .json or a file Docling converts).")],
+    document: Annotated[
+        Path,
+        typer.Argument(readable=False, help="The document (DoclingDocument .json or a file Docling converts)."),
+    ],
     answer: Annotated[str, typer.Option("--answer", "-a", help="The answer text to check ('-': read stdin).")],
     chunks: Annotated[
         Path | None,
         typer.Option(
             "--chunks",
+            readable=False,
             help=with_default("JSONL of the chunks the answer cites (`chunk` output).", "the whole document"),
             show_default=False,
         ),

@@ -40,9 +40,16 @@ def error(message: str) -> None:
     stderr().print(f"[bold red]error:[/] {escape(' '.join(message.split()))}")
 
 
+WARNING_MAX_CHARS = 400
+"""A longer warning is cut (docling-core's warnings can hold the repr of a whole chunk: thousands of characters)."""
+
+
 def warning(message: str) -> None:
-    """Print ``warning: message`` on stderr, one line (whitespace collapsed)."""
-    stderr().print(f"[yellow]warning:[/] {escape(' '.join(message.split()))}")
+    """Print ``warning: message`` on stderr, one line (whitespace collapsed, cut after ``WARNING_MAX_CHARS``)."""
+    line = " ".join(message.split())
+    if len(line) > WARNING_MAX_CHARS:
+        line = f"{line[:WARNING_MAX_CHARS]} … ({len(line) - WARNING_MAX_CHARS} more characters)"
+    stderr().print(f"[yellow]warning:[/] {escape(line)}")
 
 
 def usage_error(message: str) -> typer.Exit:
@@ -121,10 +128,13 @@ class _Collect(logging.Handler):
 
 
 @contextlib.contextmanager
-def collect_warnings(loggers: Sequence[str] = ("docling_evidence", "docling_core", "docling")) -> Iterator[list[str]]:
+def collect_warnings(
+    loggers: Sequence[str] = ("docling_evidence", "docling_core", "docling", "bs4"),
+) -> Iterator[list[str]]:
     """Collect, instead of printing, the warnings raised in the block: ``warnings.warn`` (docling-core's
     UserWarnings) and WARNING-or-above records of ``loggers``. Yields the list of one-line messages (in order, each
-    once), filled when the block ends; the caller prints them with the file they are about.
+    once), filled when the block ends; the caller prints them with the file they are about. ``bs4`` is Docling's
+    HTML parser ("Some characters could not be decoded ...").
     """
     messages: list[str] = []
     handler = _Collect(messages)

@@ -25,6 +25,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from docling_evidence.paths import path_kind
+
 if TYPE_CHECKING:
     from docling_core.transforms.chunker.base import BaseChunker
     from docling_core.types.doc import DoclingDocument
@@ -102,19 +104,27 @@ def expand_inputs(inputs: Iterable[str | Path]) -> ExpandedInputs:
 
     for raw in inputs:
         path = Path(raw)
-        if path.is_dir():
-            found = sorted(
-                p
-                for p in path.rglob("*")
-                if p.is_file() and p.suffix.lower() in SUPPORTED_SUFFIXES and not p.name.endswith(REPORT_SUFFIX)
-            )
+        kind = path_kind(path)
+        if isinstance(kind, OSError):
+            result.errors.append(InputError(path, f"cannot access: {kind.strerror or kind}", "check the path"))
+            continue
+        if kind == "dir":
+            try:
+                found = sorted(
+                    p
+                    for p in path.rglob("*")
+                    if p.is_file() and p.suffix.lower() in SUPPORTED_SUFFIXES and not p.name.endswith(REPORT_SUFFIX)
+                )
+            except OSError as exc:
+                result.errors.append(InputError(path, f"cannot read folder: {exc.strerror or exc}", "check the path"))
+                continue
             if not found:
                 result.errors.append(
                     InputError(path, "folder has no supported files", f"expected files ending in {_supported_list()}")
                 )
             for p in found:
                 add(p)
-        elif path.is_file():
+        elif kind == "file":
             if path.suffix.lower() not in SUPPORTED_SUFFIXES:
                 result.errors.append(
                     InputError(
@@ -125,7 +135,7 @@ def expand_inputs(inputs: Iterable[str | Path]) -> ExpandedInputs:
                 )
             else:
                 add(path)
-        elif path.exists():
+        elif kind == "other":
             result.errors.append(InputError(path, "not a regular file or folder"))
         else:
             result.errors.append(InputError(path, "no such file or folder", "check the path"))
@@ -164,6 +174,8 @@ def load_docling_json(path: str | Path) -> DoclingDocument:
         raise InputError(path, f"corrupt JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})", fix) from None
     except OSError as exc:
         raise InputError(path, f"cannot read file: {exc.strerror or exc}") from None
+    except RecursionError:
+        raise InputError(path, "JSON nested too deeply to be a DoclingDocument", fix) from None
     if not isinstance(data, dict) or data.get("schema_name") != "DoclingDocument":
         raise InputError(path, "JSON is not a DoclingDocument (no schema_name 'DoclingDocument')", fix)
     try:
@@ -341,7 +353,10 @@ def convert_path(path: str | Path) -> DoclingDocument:
             (truncated, password-protected) or a PDF without Docling's models.
     """
     path = Path(path)
-    if not path.is_file():
+    kind = path_kind(path)
+    if isinstance(kind, OSError):
+        raise InputError(path, f"cannot access: {kind.strerror or kind}", "check the path")
+    if kind != "file":
         raise InputError(path, "no such file", "check the path")
     suffix = path.suffix.lower()
     if suffix in DOCLING_JSON_SUFFIXES:

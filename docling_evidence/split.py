@@ -571,7 +571,7 @@ class Splitter:
                     planner = self._with_budget(self.budget)
                     planner._headerless_rows = True
                 else:
-                    raise LimitTooSmall(
+                    raise TokenLimitTooSmall(
                         f"one row of a table (row {exc.row}) does not fit the token limit even alone, in the "
                         f"{parts.fmt.name} format"
                     ) from None
@@ -819,9 +819,9 @@ class Splitter:
         raise _Unsplittable(item)
 
 
-class LimitTooSmall(ValueError):
-    """The token limit cannot hold a single table row, even cut into cell fragments (a limit of a few dozen tokens
-    with a verbose table format)."""
+class TokenLimitTooSmall(ValueError):
+    """The token limit is too small to chunk this document: it cannot hold a single table row even cut into cell
+    fragments (a few dozen tokens with HTML tables), or docling-core's text splitter cannot cut a text that short."""
 
 
 class _Unsplittable(RuntimeError):

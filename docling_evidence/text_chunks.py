@@ -35,6 +35,7 @@ from docling_core.types.doc import (
 )
 from pydantic import ConfigDict, PrivateAttr
 
+from docling_evidence.split import TokenLimitTooSmall
 from docling_evidence.tokenizer import MemoTokenizer
 
 _log = logging.getLogger(__name__)
@@ -230,7 +231,14 @@ def text_chunks(
         omit_header_on_overflow=omit_header_on_overflow,
     )
     source = _view(doc, hidden)
-    for chunk in chunker.chunk_with(source, doc_serializer if source is doc else None, **kwargs):
+    try:
+        produced = chunker.chunk_with(source, doc_serializer if source is doc else None, **kwargs)
+    except RecursionError:  # semchunk's recursion at limits of a few dozen tokens (HybridChunker fails the same way)
+        raise TokenLimitTooSmall(
+            f"docling-core's text splitter cannot cut this document's text to max_tokens={tokenizer.get_max_tokens()} "
+            "(it recursed too deep); use a tokenizer with a larger max_tokens"
+        ) from None
+    for chunk in produced:
         if source is not doc:
             items: list[DocItem] = []
             for it in chunk.meta.doc_items:
