@@ -79,10 +79,12 @@ def _pct(v: float | None) -> str:
 
 def render_targets(results_by_limit: dict[int, dict[str, Any]], command: Sequence[str]) -> str:
     """``targets.md``: per limit and method, every check with the arms' values and met / NOT met."""
+    # each limit folder may come from its own run (the limits in parallel): name the command of each
+    commands = list(dict.fromkeys(" ".join(r.get("command") or command) for r in results_by_limit.values()))
     lines = [
         "# Issue 10 targets: EvidenceChunker vs HybridChunker defaults (TAT-QA)",
         "",
-        f"Command: `{' '.join(command)}`",
+        *([f"Command: `{commands[0]}`"] if len(commands) == 1 else ["Commands:", "", *(f"- `{c}`" for c in commands)]),
         "",
         f"Ranking `{RANKING}`, per-document scope. `hit@1` is judged on the chunk that ranks; `ok@B` on what the "
         "ranking delivers within B tokens (units re-assembled); Δ = evidence − hybrid in points; `hybrid-pooled` is "

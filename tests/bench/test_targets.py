@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from docling_evidence.bench.cli import app
 from docling_evidence.bench.measures import BUDGETS
-from docling_evidence.bench.targets import ANSWER_TYPES, check_targets
+from docling_evidence.bench.targets import ANSWER_TYPES, check_targets, render_targets
 
 TATQA_DEV = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "tatqa" / "tatqa_dataset_dev.json"
 
@@ -45,6 +45,18 @@ def test_margins_table_text_plus_20_ok512_plus_5_the_rest_not_below() -> None:
     assert all(better.values())
     worse = check_targets(_results(0.49, 0.6), "bm25")
     assert [c.subset for c in worse if c.met is False and c.measure == "hit@1"] == ["table", "text"]
+
+
+def test_targets_md_names_the_command_of_each_limit_run() -> None:
+    # the two limits are run in parallel, one process each: targets.md must not show only the last one's command
+    by_limit = {
+        256: {**_results(0.5, 0.5), "command": ["bench", "targets", "--limits", "256"]},
+        512: {**_results(0.5, 0.5), "command": ["bench", "targets", "--limits", "512"]},
+    }
+    text = render_targets(by_limit, ["bench", "targets", "--limits", "512"])
+    assert "`bench targets --limits 256`" in text and "`bench targets --limits 512`" in text
+    one = render_targets({256: by_limit[256]}, ["ignored"])
+    assert "Command: `bench targets --limits 256`" in one
 
 
 @pytest.mark.skipif(not TATQA_DEV.is_file(), reason="../shared TAT-QA dev file not present")
