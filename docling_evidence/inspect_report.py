@@ -345,12 +345,12 @@ def render_report(
                 svg = _page_svg(doc, page_no, page_width, background, highlights)
                 out.append(f'<figure class="page">{svg}<figcaption>page {page_no}</figcaption></figure>')
         out.append("</div>")
+        if bad := non_finite_boxes(doc):
+            message = f"{bad} bounding box(es) with a NaN or infinite coordinate are not drawn"
+            warnings.warn(message, UserWarning, stacklevel=2)
+            out.append(f'<p class="muted" id="non-finite">{_esc(message)}.</p>')
     elif doc.pages:
         out.append('<p class="muted">No item carries a bounding box: pages are not drawn.</p>')
-    if layout and (bad := non_finite_boxes(doc)):
-        message = f"{bad} bounding box(es) with a NaN or infinite coordinate are not drawn"
-        warnings.warn(message, UserWarning, stacklevel=2)
-        out.append(f'<p class="muted" id="non-finite">{_esc(message)}.</p>')
     else:
         out.append('<p class="muted">This document has no page layout (e.g. converted from HTML or DOCX).</p>')
 
@@ -456,7 +456,7 @@ def citations_section(doc: DoclingDocument, report: Any, page_width: int = 200, 
         f'<figure class="page">{_page_svg(doc, p, page_width, background, highlights)}'
         f"<figcaption>page {p}</figcaption></figure>"
         for p in pages
-        if doc.pages[p].size is not None
+        if _drawable(doc, p)
     )
     scope = "the cited chunks" if report.chunks_given else "the whole document"
     n_ok = sum(c.supported for c in report.claims)

@@ -85,6 +85,33 @@ def test_report_without_layout_says_so(example_json: Path) -> None:
     )
 
 
+def test_report_with_layout_draws_pages_and_does_not_say_it_has_none(one_page_fixture: Path) -> None:
+    doc = DoclingDocument.load_from_json(one_page_fixture)
+    chunker = EvidenceChunker()
+    page = render_report(doc, list(chunker.chunk(doc)), chunker)
+    assert "<h2>Pages</h2>" in page and "<svg" in page
+    assert "no page layout" not in page and "NaN or infinite" not in page
+
+
+def test_cited_evidence_on_a_page_without_a_size_is_listed_not_drawn(runner: CliRunner, tmp_path: Path) -> None:
+    # a zero-size page cannot be drawn to scale (it divided by zero and failed the file as an internal error)
+    doc = DoclingDocument(name="zero")
+    doc.add_page(page_no=1, size=Size(width=0, height=0))
+    box = BoundingBox(l=10, t=10, r=100, b=20, coord_origin=CoordOrigin.TOPLEFT)
+    doc.add_text(
+        label=DocItemLabel.TEXT,
+        text="Revenue was 1,234 million in 2023.",
+        prov=ProvenanceItem(page_no=1, bbox=box, charspan=(0, 0)),
+    )
+    path = tmp_path / "zero.json"
+    doc.save_as_json(path)
+    out = tmp_path / "zero.html"
+    result = runner.invoke(app, ["inspect", str(path), "-o", str(out), "--answer", "Revenue was 1,234 million."])
+    assert result.exit_code == 0, result.stderr
+    report = out.read_text()
+    assert "<h2>Citations (" in report and "<svg" not in report
+
+
 def test_inspect_command_single_and_several(
     runner: CliRunner, one_page_fixture: Path, example_json: Path, tmp_path: Path
 ) -> None:
