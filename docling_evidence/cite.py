@@ -58,12 +58,12 @@ import json
 import math
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from docling_evidence.normalize import contains_answer, normalize_text
+from docling_evidence.normalize import DASH_MAP, contains_answer, normalize_text
 
 if TYPE_CHECKING:
     from docling_core.types.doc import DocItem, DoclingDocument, TableItem
@@ -207,18 +207,25 @@ def extract_claims(answer: str) -> list[ClaimSpan]:
     if not isinstance(answer, str):
         raise TypeError(f"answer must be a str, got {type(answer).__name__}")
     claims: list[ClaimSpan] = []
+    scan = answer.translate(DASH_MAP)  # every minus form is "-", as in the normalised sources (same offsets)
     for m in _QUOTE.finditer(answer):
         g = next(i for i in (1, 2, 3) if m.group(i) is not None)
         text = m.group(g).strip()
         if _WORD.search(text):
             claims.append(ClaimSpan(text, "quote", m.start(g), m.end(g)))
-    for m in _NUMBER.finditer(answer):
-        n = _parse_number(m, answer)
+    for m in _NUMBER.finditer(scan):
+        n = _parse_number(m, scan)
         if n is None:
             continue
         start, end = _number_span(m, n)
+        if m.group("sign") and scan[m.end("sign")].isspace() and not (m.group("open") and m.group("close")):
+            # a dash set apart by a space is punctuation or a range ("from 10 - 20", "income - 12 million"), not a sign
+            n = replace(n, negative=bool(m.group("sign2")) and n.value != 0)
+            start = m.end("sign") + len(scan[m.end("sign") :]) - len(scan[m.end("sign") :].lstrip())
         claims.append(ClaimSpan(answer[start:end].strip(), "number", start, end, n))
-    numbers_and_quotes = [(c.start, c.end) for c in claims]
+    covered = bytearray(len(answer))  # characters inside a number or quote claim (one pass, not one per claim)
+    for c in claims:
+        covered[c.start : c.end] = b"\x01" * (c.end - c.start)
     pos = 0
     for piece in [*_SENTENCE_END.split(answer)]:
         start = answer.find(piece, pos)
@@ -227,7 +234,7 @@ def extract_claims(answer: str) -> list[ClaimSpan]:
         text = piece.strip()
         if not text:
             continue
-        rest = "".join(ch for i, ch in enumerate(piece, start) if not any(s <= i < e for s, e in numbers_and_quotes))
+        rest = "".join(ch for i, ch in enumerate(piece, start) if not covered[i])
         if content_words(normalize_text(rest)):
             lead = len(piece) - len(piece.lstrip())
             claims.append(ClaimSpan(text, "sentence", start + lead, start + lead + len(text)))

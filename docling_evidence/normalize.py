@@ -31,15 +31,24 @@ import re
 import unicodedata
 from functools import lru_cache
 
+_DASHES = {
+    "\u2010": "-",  # hyphen
+    "\u2011": "-",  # non-breaking hyphen
+    "\u2012": "-",  # figure dash
+    "\u2013": "-",  # en dash
+    "\u2014": "-",  # em dash
+    "\u2015": "-",  # horizontal bar
+    "\u2212": "-",  # minus sign
+    "\ufe58": "-",  # small em dash
+    "\ufe63": "-",  # small hyphen-minus
+    "\uff0d": "-",  # full-width hyphen-minus
+}
+DASH_MAP = str.maketrans(_DASHES)
+"""Every dash and minus form to ``-``, one character for one (offsets are kept): what :func:`normalize_text` does to
+dashes, for text whose positions matter."""
 _CHAR_MAP = str.maketrans(
     {
-        "\u2010": "-",  # hyphen
-        "\u2011": "-",  # non-breaking hyphen
-        "\u2012": "-",  # figure dash
-        "\u2013": "-",  # en dash
-        "\u2014": "-",  # em dash
-        "\u2015": "-",  # horizontal bar
-        "\u2212": "-",  # minus sign
+        **_DASHES,
         "\u2018": "'",
         "\u2019": "'",
         "\u201a": "'",

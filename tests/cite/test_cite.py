@@ -94,6 +94,29 @@ def test_accounting_negative_percent_and_token_boundaries() -> None:
     assert [(e.row, e.col) for e in _only(check_answer("44.1", doc), "number").evidence] == [(2, 2)]  # not 144.1
 
 
+@pytest.mark.parametrize("minus", ["-", "\u2212", "\u2013", "\u2010", "\u2012", "\u2014", "\ufe63", "\uff0d"])
+def test_every_minus_form_in_an_answer_is_a_sign(minus: str) -> None:
+    # the sources are normalised (every dash is "-"); the answer was read raw, so "－12" became a positive 12
+    doc = DoclingDocument(name="signs")
+    doc.add_text(label=DocItemLabel.TEXT, text="Net income was 12 million.")
+    answer = f"Net income was {minus}12 million."
+    (span,) = [c for c in extract_claims(answer) if c.kind == "number"]
+    assert span.number is not None and span.number.negative
+    assert span.text == f"{minus}12 million"  # the claim quotes the answer as written
+    assert not _only(check_answer(answer, doc), "number").supported, "a negative claim needs a negative source"
+
+
+@pytest.mark.parametrize("answer", ["Headcount rose from 10 - 20.", "Headcount rose from 10 \u2013 20.", "From 10-20."])
+def test_a_dash_set_apart_or_between_numbers_is_not_a_sign(answer: str) -> None:
+    doc = DoclingDocument(name="range")
+    doc.add_text(label=DocItemLabel.TEXT, text="Headcount rose from 10 to 20.")
+    spans = [c for c in extract_claims(answer) if c.kind == "number"]
+    assert [(c.text, c.number.negative) for c in spans] == [("10", False), ("20", False)]
+    assert all(c.supported for c in check_answer(answer, doc).claims if c.kind == "number")
+    (income,) = [c for c in extract_claims("Net income \u2013 12 million.") if c.kind == "number"]
+    assert income.text == "12 million" and not income.number.negative
+
+
 def test_scale_words_are_compared_after_scaling() -> None:
     doc = report_doc()
     scaled = _only(check_answer("Revenue was $1.5 million.", doc), "number")
