@@ -32,6 +32,7 @@ from docling_evidence.integrations.maxpool import (
     PieceOrder,
     PooledUnit,
     max_pool,
+    merge_piece_metadata,
     merge_piece_texts,
     order_pieces,
     validate_k,
@@ -224,12 +225,15 @@ class MaxPoolRetriever(BaseRetriever):
         first = ordered[0]
         fields = _evidence(first.metadata)
         pages = sorted({int(p) for doc in ordered for p in _evidence(doc.metadata).get("page_span", [])})
-        extra = {
+        extra: dict[str, Any] = {
             **fields,
             "page_span": pages,
             "part": 0,
             "parts_found": [int(_evidence(doc.metadata).get("part", 0)) for doc in ordered],
         }
+        dl_metas = [doc.metadata["dl_meta"] for doc in ordered if isinstance(doc.metadata.get("dl_meta"), Mapping)]
+        if dl_metas:  # docling's metadata of the whole unit: every piece's doc items, rows, roles and spans
+            extra["dl_meta"] = {**merge_piece_metadata(dl_metas), "part": 0}
         merged = Document(
             page_content=merge_piece_texts([doc.page_content for doc in ordered]), metadata=first.metadata
         )

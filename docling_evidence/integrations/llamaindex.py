@@ -41,6 +41,7 @@ from docling_evidence.integrations.maxpool import (
     PieceOrder,
     PooledUnit,
     max_pool,
+    merge_piece_metadata,
     merge_piece_texts,
     order_pieces,
     validate_k,
@@ -181,7 +182,12 @@ class MaxPoolPostprocessor(BaseNodePostprocessor):
         pieces = order_pieces(self._complete_pieces([hit.node for hit in unit.hits]), part_of=_part_of, lead=lead)
         first = pieces[0]
         pages = sorted({int(p) for node in pieces for p in node.metadata.get("page_span", [])})
-        metadata = {**first.metadata, "page_span": pages, "part": 0, "parts_found": [_part_of(n) or 0 for n in pieces]}
+        metadata = {
+            **merge_piece_metadata([node.metadata for node in pieces]),
+            "page_span": pages,
+            "part": 0,
+            "parts_found": [_part_of(n) or 0 for n in pieces],
+        }
         text = merge_piece_texts([node.get_content(MetadataMode.NONE) for node in pieces])
         merged = TextNode(
             id_=f"{unit.key}:merged",

@@ -2,14 +2,16 @@
 
 A long table is split into several pieces that share one ``unit_id``. Ranked flat, those pieces crowd the top-k with
 near-duplicates; max-pooling keeps each unit once, at the score of its best piece. The LangChain and LlamaIndex
-wrappers in this package are thin adapters over :func:`max_pool` and :func:`merge_piece_texts`.
+wrappers in this package are thin adapters over :func:`max_pool`, :func:`merge_piece_texts` and
+:func:`merge_piece_metadata`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Generic, Literal, TypeVar
+from typing import Any, Generic, Literal, TypeVar
 
 T = TypeVar("T")
 
@@ -50,8 +52,8 @@ def max_pool(
     Args:
         hits: retrieval hits, best first when no scores are given.
         unit_of: the hit's unit id; ``None`` or ``""`` makes the hit a unit of its own.
-        score_of: the hit's score, higher is better. ``None`` (or a hit whose score is ``None``) means the input
-            order is the ranking: the earlier hit wins.
+        score_of: the hit's score, higher is better. ``None`` (or a hit whose score is ``None`` or NaN) means the
+            input order is the ranking: the earlier hit wins.
         k: keep at most this many units (all when ``None``).
 
     Returns:
@@ -67,6 +69,8 @@ def max_pool(
         has_id = bool(unit_id)
         key = str(unit_id) if has_id else f"#{index}"
         score = score_of(hit) if score_of is not None else None
+        if score is not None and math.isnan(score):
+            score = None  # a NaN score would sort first; it ranks like a missing one
         unit = units.get(key)
         if unit is None:
             units[key] = PooledUnit(key=key, best=hit, score=score, hits=[hit], has_unit_id=has_id)
@@ -136,3 +140,45 @@ def merge_piece_texts(texts: Sequence[str]) -> str:
         if rest:
             merged.append(rest)
     return "\n".join(merged)
+
+
+def merge_piece_metadata(metas: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The metadata of a re-assembled unit from its pieces' metadata (a chunk's ``meta.export_json_dict()`` shape, or
+    a LlamaIndex node's metadata), in the order the pieces are joined.
+
+    The first piece's metadata, with what differs from piece to piece combined so that it describes the joined text:
+    ``doc_items`` (every piece's, in order, each item once by ``self_ref``), ``roles`` and ``context_spans`` (union;
+    a context item's spans once each, in order), ``rows`` (from the lowest first row to the highest end, over the
+    pieces that hold rows) and ``page_span`` (every page, sorted). ``part`` / ``parts`` are the caller's to set.
+    """
+    if not metas:
+        return {}
+    out = dict(metas[0])
+    if any("doc_items" in m for m in metas):
+        items: list[Any] = []
+        seen: set[str] = set()
+        for m in metas:
+            for item in m.get("doc_items") or ():
+                ref = str(item.get("self_ref", item)) if isinstance(item, Mapping) else str(item)
+                if ref not in seen:
+                    seen.add(ref)
+                    items.append(item)
+        out["doc_items"] = items
+    for key in ("roles", "context_spans"):
+        if any(isinstance(m.get(key), Mapping) for m in metas):
+            merged: dict[str, Any] = {}
+            for m in metas:
+                for ref, value in (m.get(key) or {}).items():
+                    if key == "roles":
+                        merged.setdefault(ref, value)
+                    else:
+                        spans = merged.setdefault(ref, [])
+                        spans.extend(s for s in value if s not in spans)
+            out[key] = merged
+    rows = [m["rows"] for m in metas if isinstance(m.get("rows"), Sequence) and len(m["rows"]) == 2]
+    if rows:
+        out["rows"] = [min(int(r[0]) for r in rows), max(int(r[1]) for r in rows)]
+    pages = {int(p) for m in metas for p in (m.get("page_span") or ())}
+    if pages or "page_span" in out:
+        out["page_span"] = sorted(pages)
+    return out

@@ -197,6 +197,13 @@ def test_reassemble_returns_whole_units_using_ids(fleet_doc: Any, chunker: Any, 
         assert whole.page_content.count(f"| Vessel {n} |") == 1
     assert whole.page_content.count("Table 9: Vessel register") == 1
     assert whole.page_content.startswith(register[0].page_content)
+    # docling's metadata describes the whole unit, not the piece that ranked: all rows, every piece's items
+    dl_meta = whole.metadata["dl_meta"]
+    pieces = [d.metadata["dl_meta"] for d in register]
+    assert dl_meta["rows"] == [min(m["rows"][0] for m in pieces), max(m["rows"][1] for m in pieces)]
+    refs = [it["self_ref"] for it in dl_meta["doc_items"]]
+    assert len(refs) == len(set(refs)) and set(refs) == {it["self_ref"] for m in pieces for it in m["doc_items"]}
+    assert dl_meta["part"] == 0
 
 
 @pytest.mark.parametrize("piece_order", ["best_first", "reading"])

@@ -166,6 +166,10 @@ def test_reassemble_walks_the_docstore_for_missing_pieces(fleet_doc: Any, chunke
     text = whole.node.get_content(MetadataMode.EMBED)
     assert all(text.count(f"| Vessel {n} |") == 1 for n in range(60))
     assert text.count("Table 9: Vessel register") == 1
+    meta = whole.node.metadata  # the whole unit's rows and items, not those of the piece that scored best
+    assert meta["rows"] == [min(c.meta.rows[0] for c in register), max(c.meta.rows[1] for c in register)]
+    refs = {it["self_ref"] if isinstance(it, dict) else str(it) for it in meta["doc_items"]}
+    assert refs == {it.self_ref for c in register for it in c.meta.doc_items}
 
     no_store = MaxPoolPostprocessor(top_n=1, reassemble=True).postprocess_nodes(candidates)
     assert no_store[0].node.metadata["parts_found"] == sorted(no_store[0].node.metadata["parts_found"])

@@ -8,7 +8,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from docling_evidence.integrations.maxpool import max_pool, merge_piece_texts, order_pieces, validate_k
+from docling_evidence.integrations.maxpool import (
+    max_pool,
+    merge_piece_metadata,
+    merge_piece_texts,
+    order_pieces,
+    validate_k,
+)
 
 Hit = tuple[str, str | None, float | None]  # (name, unit_id, score)
 
@@ -133,3 +139,38 @@ def test_merge_edge_cases() -> None:
     assert merge_piece_texts([]) == ""
     assert merge_piece_texts(["only"]) == "only"
     assert merge_piece_texts(["H\nrow 1", "H\nrow 2", "H"]) == "H\nrow 1\nrow 2"
+
+
+def test_merge_piece_metadata_describes_the_joined_pieces() -> None:
+    lead = {
+        "unit_id": "u",
+        "part": 2,
+        "rows": [10, 15],
+        "page_span": [3],
+        "doc_items": [{"self_ref": "#/tables/0"}, {"self_ref": "#/texts/1"}],
+        "roles": {"#/tables/0": "table", "#/texts/1": "caption"},
+        "context_spans": {},
+    }
+    first = {
+        "unit_id": "u",
+        "part": 0,
+        "rows": [0, 5],
+        "page_span": [2, 3],
+        "doc_items": [{"self_ref": "#/texts/1"}, {"self_ref": "#/texts/0"}, {"self_ref": "#/tables/0"}],
+        "roles": {"#/texts/1": "caption", "#/texts/0": "context", "#/tables/0": "table"},
+        "context_spans": {"#/texts/0": [[0, 40]]},
+    }
+    merged = merge_piece_metadata([lead, first])
+    assert merged["rows"] == [0, 15] and merged["page_span"] == [2, 3]
+    assert [it["self_ref"] for it in merged["doc_items"]] == ["#/tables/0", "#/texts/1", "#/texts/0"]
+    assert merged["roles"]["#/texts/0"] == "context" and merged["context_spans"] == {"#/texts/0": [[0, 40]]}
+    assert merged["unit_id"] == "u" and merged["part"] == 2  # part is the caller's to set
+    assert lead["rows"] == [10, 15], "inputs are not modified"
+    assert merge_piece_metadata([]) == {}
+    assert merge_piece_metadata([{"unit_id": "u"}]) == {"unit_id": "u"}
+
+
+def test_a_nan_score_ranks_like_a_missing_one_not_first() -> None:
+    hits = [("a", 0.2), ("b", float("nan")), ("c", 0.9)]
+    units = max_pool(hits, unit_of=lambda h: h[0], score_of=lambda h: h[1])
+    assert [u.key for u in units] == ["c", "a", "b"] and units[2].score is None
