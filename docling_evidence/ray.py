@@ -226,6 +226,10 @@ def chunk_files(
     ctx = ray.data.DataContext.get_current()
     ctx.execution_options.preserve_order = True
     ctx.enable_progress_bars = False
+    ctx.print_on_execution_start = False
+    # Ray Data sets up its loggers when it is first imported: quiet them now (the CLI's stderr is one line per
+    # problem; Ray's own logs stay in /tmp/ray/session_*/logs)
+    logging.getLogger("ray.data").setLevel(logging.ERROR)
     paths = [str(p) for p in files]
     if not paths:
         return
