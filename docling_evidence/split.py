@@ -742,12 +742,17 @@ class Splitter:
     # -- packing ----------------------------------------------------------------------------------------------------
     @staticmethod
     def _joins(payload: Sequence[_Item], item: _Item) -> bool:
-        """Whether ``item`` may join ``payload`` in one piece: rows only with rows of the same group."""
+        """Whether ``item`` may join ``payload`` in one piece: rows only with rows of the same group, and a row
+        carrying a header only where that header is shown (a piece renders its first row's header)."""
         if item.kind != "row":
             return True
         last = next((it for it in reversed(payload) if it.kind == "row"), None)
         if last is None:
             return True
+        first = next(it for it in payload if it.kind == "row")
+        if item.header and item.header != first.header:
+            # repeat_table_header=False: the row that shows the header once must open a piece, or the header is lost
+            return False
         return item.group is not None and last.group == item.group and last.fragment is None
 
     def _pack(self, oh: _Overhead, stream: list[_Item]) -> list[Piece]:
