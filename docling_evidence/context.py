@@ -311,6 +311,8 @@ def _layout_candidates(ctx: ContextIndex, t_idx: int, bbox_threshold: float) -> 
         while 0 <= idx < len(index.items) and taken < MAX_ORDER_STEPS and steps < 4 * MAX_LAYOUT_NEIGHBOURS:
             if index.is_heading(idx) or index.page_of(idx) not in (edge_page, *t_pages):
                 break
+            if isinstance(index.items[idx], PictureItem | TableItem):
+                break  # another float across the break: what lies beyond it is about that one
             if index.is_paragraph(idx) and any(b.page == edge_page for b in index.boxes[index.items[idx].self_ref]):
                 taken += 1
                 if idx not in found:

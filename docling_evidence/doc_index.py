@@ -68,6 +68,17 @@ class DocIndex:
         prov = self.items[idx].prov
         return prov[0].page_no if prov else None
 
+    def next_table(self, idx: int, max_between: int = 2) -> int | None:
+        """The table right after ``idx`` in reading order, with at most ``max_between`` text items between (its
+        caption, a units line) and no heading, or None: the table a text just above it introduces."""
+        for nxt in range(idx + 1, min(len(self.items), idx + 2 + max_between)):
+            item = self.items[nxt]
+            if isinstance(item, TableItem):
+                return nxt
+            if not isinstance(item, TextItem) or self.is_heading(nxt):
+                return None
+        return None
+
     def is_paragraph(self, idx: int) -> bool:
         """Body text that can serve as table context: a text/paragraph/list item that is nobody's satellite."""
         item = self.items[idx]

@@ -110,14 +110,14 @@ class EvidenceUnit:
 
 
 def document_key(doc: DoclingDocument) -> str:
-    """A stable identity for a document: its source hash when Docling recorded one, else a hash of its content.
+    """A stable identity for a document: its source (Docling's ``origin``, else its name) plus a digest of every
+    text and table cell, in document order.
 
-    Without ``origin`` the name alone is not an identity (Docling names many documents ``input``), so ids made
-    from it would merge units of different documents: the key is then the name plus a digest of every text and
-    table cell, in document order.
+    Neither the name nor the origin alone is an identity: Docling names many documents ``input``, and the
+    conversions of one PDF in page ranges share its ``origin`` while holding different tables, so ids made from
+    them alone would merge units of different documents.
     """
-    if doc.origin is not None:
-        return f"{doc.origin.binary_hash}:{doc.origin.filename}"
+    source = f"{doc.origin.binary_hash}:{doc.origin.filename}" if doc.origin is not None else doc.name
     digest = hashlib.sha1(doc.name.encode("utf-8"))
     for text in doc.texts:
         digest.update(b"\x00t" + text.text.encode("utf-8"))
@@ -126,7 +126,7 @@ def document_key(doc: DoclingDocument) -> str:
         for cell in table.data.table_cells:
             where = f"\x00{cell.start_row_offset_idx},{cell.start_col_offset_idx}:"
             digest.update(where.encode("ascii") + cell.text.encode("utf-8"))
-    return f"{doc.name}:{digest.hexdigest()[:16]}"
+    return f"{source}:{digest.hexdigest()[:16]}"
 
 
 def stable_id(*parts: str) -> str:
@@ -171,15 +171,24 @@ def _unlinked_footnotes(index: DocIndex, t_idx: int, taken: set[str]) -> list[Te
         item = index.items[idx]
         if not isinstance(item, TextItem) or item.self_ref in index.satellites or item.self_ref in taken:
             break
+        if index.is_heading(idx):
+            break  # "Notes to the financial statements": a new section, not this table's notes
         if not (item.label == DocItemLabel.FOOTNOTE or _FOOTNOTE_START.match(item.text)):
             break
         if index.has_layout and prev_boxes:
             near = nearest_gap(index.boxes[item.self_ref], prev_boxes)
             if near is None or near[0] > FOOTNOTE_MAX_GAP_PT or horizontal_overlap(near[1], near[2]) <= 0:
                 break
+            ahead = index.next_table(idx)
+            if ahead is not None:
+                below = nearest_gap(index.boxes[item.self_ref], index.boxes[index.items[ahead].self_ref])
+                if below is not None and below[0] < near[0]:
+                    break  # nearer the next table ("(In thousands of EUR)" above it): that table's line
             prev_boxes = index.boxes[item.self_ref]
         found.append(item)
     return found
+
+    return None
 
 
 def build_units(
