@@ -25,7 +25,7 @@ import re
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 
-from docling_core.types.doc import DocItemLabel, TableItem, TextItem
+from docling_core.types.doc import DocItemLabel, PictureItem, TableItem, TextItem
 
 from docling_evidence.doc_index import DocIndex
 from docling_evidence.layout import horizontal_overlap, nearest_gap
@@ -273,7 +273,7 @@ def _nearby_by_layout(
         gap, cap_box, tab_box = found
         if gap > CAPTION_MAX_GAP_PT or horizontal_overlap(cap_box, tab_box) <= 0:
             continue
-        if _nearer_the_next_table(index, idx, t_idx, gap):
+        if _nearer_the_next_table(index, idx, t_idx, gap) or _nearer_the_picture_above(index, idx, gap):
             continue
         rank = (match.partial, gap, abs(idx - t_idx))
         if best is None or rank < best[0]:
@@ -292,6 +292,15 @@ def _nearer_the_next_table(index: DocIndex, idx: int, t_idx: int, gap: float | N
         return True
     below = nearest_gap(index.boxes[index.items[idx].self_ref], index.boxes[index.items[ahead].self_ref])
     return below is not None and below[0] < gap
+
+
+def _nearer_the_picture_above(index: DocIndex, idx: int, gap: float) -> bool:
+    """Whether the caption candidate at ``idx`` comes right after a picture and lies nearer to it than ``gap`` (its
+    distance to the table): an unlabelled caption between a figure and a table is the figure's."""
+    if idx == 0 or not isinstance(index.items[idx - 1], PictureItem):
+        return False
+    found = nearest_gap(index.boxes[index.items[idx].self_ref], index.boxes[index.items[idx - 1].self_ref])
+    return found is not None and found[0] < gap
 
 
 def _nearby_by_order(index: DocIndex, t_idx: int, taken: set[str]) -> CaptionMatch | None:

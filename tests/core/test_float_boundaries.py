@@ -142,3 +142,15 @@ def test_documents_sharing_an_origin_never_share_a_unit_id() -> None:
     again = DoclingDocument(name="report", origin=origin)
     add_table(again, [["Item", "2023"]], [["Cash", "1,234"]], caption="Table 1: Figures")
     assert {c.meta.unit_id for c in EvidenceChunker().chunk(again)} == ids[0], "same content: same ids"
+
+
+def test_a_caption_right_under_a_picture_is_the_pictures_not_the_next_tables() -> None:
+    doc = paged_doc(1)
+    doc.add_picture(prov=prov(1, 72, 100, 540, 300))
+    text = "Distribution of revenue across regions in 2023."
+    doc.add_text(label=DocItemLabel.CAPTION, text=text, prov=prov(1, 72, 305, 540, 320))
+    add_table(doc, [["Region", "Revenue"]], [["North", "1,234"]], provs=[prov(1, 72, 330, 540, 450)])
+    units = _units(doc)
+    assert units["#/tables/0"].caption is None
+    chunks = list(EvidenceChunker(tokenizer=bundled_tokenizer(256)).chunk(doc))
+    assert sum(text in c.text for c in chunks) == 1, "the caption is still delivered, once"
