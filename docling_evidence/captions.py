@@ -273,25 +273,12 @@ def _nearby_by_layout(
         gap, cap_box, tab_box = found
         if gap > CAPTION_MAX_GAP_PT or horizontal_overlap(cap_box, tab_box) <= 0:
             continue
-        if _nearer_the_next_table(index, idx, t_idx, gap) or _nearer_the_picture_above(index, idx, gap):
+        if index.heads_next_table(idx, t_idx, gap) or _nearer_the_picture_above(index, idx, gap):
             continue
         rank = (match.partial, gap, abs(idx - t_idx))
         if best is None or rank < best[0]:
             best = (rank, match)
     return best[1] if best else None
-
-
-def _nearer_the_next_table(index: DocIndex, idx: int, t_idx: int, gap: float | None = None) -> bool:
-    """Whether the caption candidate at ``idx`` heads another table that follows it: without layout (``gap`` None)
-    whenever it sits below this table and right above another; with layout when that table is also nearer than
-    ``gap``. A caption between two tables belongs to the one it introduces, not to the one above it."""
-    ahead = index.next_table(idx)
-    if ahead is None or ahead == t_idx or idx < t_idx < ahead:
-        return False
-    if gap is None:
-        return True
-    below = nearest_gap(index.boxes[index.items[idx].self_ref], index.boxes[index.items[ahead].self_ref])
-    return below is not None and below[0] < gap
 
 
 def _nearer_the_picture_above(index: DocIndex, idx: int, gap: float) -> bool:
@@ -306,7 +293,7 @@ def _nearer_the_picture_above(index: DocIndex, idx: int, gap: float) -> bool:
 def _nearby_by_order(index: DocIndex, t_idx: int, taken: set[str]) -> CaptionMatch | None:
     for step in range(1, CAPTION_MAX_STEPS + 1):
         for idx in (t_idx - step, t_idx + step):  # above first: captions usually precede tables
-            if idx > t_idx and _nearer_the_next_table(index, idx, t_idx):
+            if idx > t_idx and index.heads_next_table(idx, t_idx):
                 continue
             if 0 <= idx < len(index.items) and not index.heading_between(idx, t_idx):
                 if _eligible(index, idx, taken, t_idx):
@@ -330,7 +317,7 @@ def _adjacent_page(index: DocIndex, t_idx: int, taken: set[str]) -> CaptionMatch
     if on_page and on_page[-1] == t_idx:
         after = index.pages_of_index.get(page + 1, [])[:PAGE_EDGE_ITEMS]
         for idx in after:
-            if _nearer_the_next_table(index, idx, t_idx):
+            if index.heads_next_table(idx, t_idx):
                 continue  # the next page's table's own caption
             if _eligible(index, idx, taken, t_idx) and not index.heading_between(idx, t_idx):
                 return _match(index, idx, "adjacent_page")

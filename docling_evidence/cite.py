@@ -221,7 +221,9 @@ def extract_claims(answer: str) -> list[ClaimSpan]:
         if m.group("sign") and scan[m.end("sign")].isspace() and not (m.group("open") and m.group("close")):
             # a dash set apart by a space is punctuation or a range ("from 10 - 20", "income - 12 million"), not a sign
             n = replace(n, negative=bool(m.group("sign2")) and n.value != 0)
-            start = m.end("sign") + len(scan[m.end("sign") :]) - len(scan[m.end("sign") :].lstrip())
+            start = m.end("sign")
+            while scan[start].isspace():  # (no copy of the rest of the answer per number)
+                start += 1
         claims.append(ClaimSpan(answer[start:end].strip(), "number", start, end, n))
     covered = bytearray(len(answer))  # characters inside a number or quote claim (one pass, not one per claim)
     for c in claims:

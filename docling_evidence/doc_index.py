@@ -16,7 +16,7 @@ from docling_core.types.doc import (
 )
 from docling_core.types.doc.document import RichTableCell
 
-from docling_evidence.layout import Box, item_boxes
+from docling_evidence.layout import Box, item_boxes, nearest_gap
 
 PARAGRAPH_LABELS = frozenset({DocItemLabel.TEXT, DocItemLabel.PARAGRAPH, DocItemLabel.LIST_ITEM})
 """Labels of body text that may explain a table."""
@@ -78,6 +78,18 @@ class DocIndex:
             if not isinstance(item, TextItem) or self.is_heading(nxt):
                 return None
         return None
+
+    def heads_next_table(self, idx: int, t_idx: int, gap: float | None = None) -> bool:
+        """Whether the text at ``idx``, below the table at ``t_idx``, introduces another table that follows it (a
+        caption, a units line): without layout (``gap`` None) whenever it sits right above that table; with layout
+        when that table is also nearer to it than ``gap`` (its distance to the table at ``t_idx``)."""
+        ahead = self.next_table(idx)
+        if ahead is None or ahead == t_idx or idx < t_idx < ahead:
+            return False
+        if gap is None:
+            return True
+        below = nearest_gap(self.boxes[self.items[idx].self_ref], self.boxes[self.items[ahead].self_ref])
+        return below is not None and below[0] < gap
 
     def is_paragraph(self, idx: int) -> bool:
         """Body text that can serve as table context: a text/paragraph/list item that is nobody's satellite."""

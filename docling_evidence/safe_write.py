@@ -126,8 +126,9 @@ def _creatable(folder: Path) -> str | None:
         if probe.parent == probe:
             return f"folder {folder} cannot be created"
         probe = probe.parent
-    if probe != folder and path_kind(probe) != "dir":
-        what = "a dangling symlink" if path_kind(probe) == "missing" else "not a folder"
+    kind = path_kind(probe)
+    if probe != folder and kind != "dir":
+        what = "a dangling symlink" if kind == "missing" else "not a folder"
         return f"folder {folder} cannot be created: {probe} is {what}"
     if not os.access(probe, os.W_OK | os.X_OK):
         return f"folder {folder} cannot be created: {probe} is not writable"
@@ -149,10 +150,11 @@ def check_output(path: str | Path, inputs: Iterable[str | Path] = (), parents: b
         return None
     path = Path(path)
     if is_stream_path(path):
-        if (fid := _file_id(path)) is not None and fid in _input_ids(inputs):
-            return _raise(path, "it is one of the inputs", "give a different output file; inputs are never overwritten")
-        if _file_id(path) is None:
+        fid = _file_id(path)
+        if fid is None:
             return _raise(path, "no such open file descriptor", "use '-' for standard output")
+        if fid in _input_ids(inputs):
+            return _raise(path, "it is one of the inputs", "give a different output file; inputs are never overwritten")
         return path
     target, st = _resolve(path)
     if st is not None:
@@ -163,19 +165,14 @@ def check_output(path: str | Path, inputs: Iterable[str | Path] = (), parents: b
         if not stat.S_ISREG(st.st_mode):
             return target  # FIFO, device: written directly, its folder needs no temp file
     folder = target.parent
-    if path_kind(folder) != "dir":
+    kind = path_kind(folder)
+    if kind != "dir":
         missing = not _lexists(folder)
         if parents and missing:
             if problem := _creatable(folder):
                 return _raise(path, problem, "choose another output folder")
             return target
-        what = (
-            "does not exist"
-            if missing
-            else "is a dangling symlink"
-            if path_kind(folder) == "missing"
-            else "is not a folder"
-        )
+        what = "does not exist" if missing else "is a dangling symlink" if kind == "missing" else "is not a folder"
         return _raise(path, f"folder {folder} {what}", "create it first" if missing else None)
     if not os.access(folder, os.W_OK | os.X_OK):
         return _raise(path, f"folder {folder} is not writable", "choose a writable location")

@@ -179,16 +179,11 @@ def _unlinked_footnotes(index: DocIndex, t_idx: int, taken: set[str]) -> list[Te
             near = nearest_gap(index.boxes[item.self_ref], prev_boxes)
             if near is None or near[0] > FOOTNOTE_MAX_GAP_PT or horizontal_overlap(near[1], near[2]) <= 0:
                 break
-            ahead = index.next_table(idx)
-            if ahead is not None:
-                below = nearest_gap(index.boxes[item.self_ref], index.boxes[index.items[ahead].self_ref])
-                if below is not None and below[0] < near[0]:
-                    break  # nearer the next table ("(In thousands of EUR)" above it): that table's line
+            if index.heads_next_table(idx, t_idx, near[0]):
+                break  # nearer the next table ("(In thousands of EUR)" above it): that table's line
             prev_boxes = index.boxes[item.self_ref]
         found.append(item)
     return found
-
-    return None
 
 
 def build_units(

@@ -223,11 +223,9 @@ class MaxPoolRetriever(BaseRetriever):
         lead = best_doc if self.piece_order == "best_first" else None
         ordered = order_pieces(pieces, part_of=lambda doc: _evidence(doc.metadata).get("part"), lead=lead)
         first = ordered[0]
-        fields = _evidence(first.metadata)
-        pages = sorted({int(p) for doc in ordered for p in _evidence(doc.metadata).get("page_span", [])})
         extra: dict[str, Any] = {
-            **fields,
-            "page_span": pages,
+            "page_span": [],
+            **merge_piece_metadata([_evidence(doc.metadata) for doc in ordered]),  # page_span: every piece's pages
             "part": 0,
             "parts_found": [int(_evidence(doc.metadata).get("part", 0)) for doc in ordered],
         }

@@ -181,10 +181,9 @@ class MaxPoolPostprocessor(BaseNodePostprocessor):
         lead = unit.best.node if self.piece_order == "best_first" else None
         pieces = order_pieces(self._complete_pieces([hit.node for hit in unit.hits]), part_of=_part_of, lead=lead)
         first = pieces[0]
-        pages = sorted({int(p) for node in pieces for p in node.metadata.get("page_span", [])})
         metadata = {
-            **merge_piece_metadata([node.metadata for node in pieces]),
-            "page_span": pages,
+            "page_span": [],
+            **merge_piece_metadata([node.metadata for node in pieces]),  # page_span: every piece's pages
             "part": 0,
             "parts_found": [_part_of(n) or 0 for n in pieces],
         }
