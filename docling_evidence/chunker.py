@@ -30,7 +30,8 @@ from docling_evidence.split import (
     fragments,
     piece_budget,
 )
-from docling_evidence.table_format import TableFormatName
+from docling_evidence.table_format import TableFormatName, one_line
+from docling_evidence.table_rows import TableRows
 from docling_evidence.text_chunks import text_chunks
 from docling_evidence.tokenizer import (
     DEFAULT_MAX_TOKENS,
@@ -40,6 +41,7 @@ from docling_evidence.tokenizer import (
     load_tokenizer,
 )
 from docling_evidence.units import EvidenceUnit, build_units, document_key, stable_id
+from docling_evidence.views import fitted_row_views, row_view_parts
 
 _log = logging.getLogger(__name__)
 
@@ -195,6 +197,9 @@ class EvidenceChunker(BaseChunker):
         merge_continued_tables: a table Docling split at a page break (one ``TableItem`` per page) becomes one unit:
             the first part's caption and context, every part's rows in order (a repeated header row dropped), every
             part's footnotes. Detection is conservative, see :mod:`docling_evidence.continuation`.
+        row_views: give each table piece one short text per row it shows (``meta.row_views``), to embed as extra
+            vectors that retrieve the piece (:meth:`contextualize_row_views`; see docs/row_views.md). No chunk
+            changes; False leaves ``meta.row_views`` empty.
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -216,6 +221,7 @@ class EvidenceChunker(BaseChunker):
     with_context: bool = True
     with_footnotes: bool = True
     merge_continued_tables: bool = True
+    row_views: bool = True
 
     _memo: MemoTokenizer | None = PrivateAttr(default=None)
 
@@ -504,11 +510,38 @@ class EvidenceChunker(BaseChunker):
                 f"larger max_tokens{compact}"
             ) from None
         chunks = [self._piece_chunk(unit, piece, k, len(pieces), headings) for k, piece in enumerate(pieces)]
+        if self.row_views:
+            caption = unit.caption.text.strip() if unit.caption else ""
+            for chunk, piece in zip(chunks, pieces, strict=True):
+                chunk.meta.row_views = self._row_views(unit.rows, piece, caption, prefix)
         # the unit's span: pages of what its pieces show (a context paragraph dropped from every piece does not count)
         span = page_span(it for c in chunks for it in c.meta.doc_items)
         for c in chunks:
             c.meta.page_span = span
         return chunks
+
+    def _row_views(self, rows: TableRows, piece: Piece, caption: str, prefix: str) -> list[str]:
+        """The row views of ``piece``: one per row slice it shows, each within the limit with ``prefix``."""
+        limit = self.max_tokens
+
+        def fits(body: str) -> bool:
+            return self._count(prefix + body) <= limit
+
+        views: list[str] = []
+        for row, cols, cell_text in piece.row_slices:
+            label, values = row_view_parts(rows, row, cols, cell_text)
+            views.extend(fitted_row_views(label, values, one_line(caption), fits))
+        return views
+
+    def contextualize_row_views(self, chunk: BaseChunk) -> list[str]:
+        """The texts to embed as extra vectors of ``chunk``, one per entry of its ``meta.row_views``.
+
+        Each is contextualized as ``contextualize`` does the chunk (headings first) and is within
+        ``tokenizer.get_max_tokens()`` tokens. Index each as a vector whose hit returns ``chunk`` (max-pooled by
+        ``unit_id`` with the chunk's own vector); see docs/row_views.md. Empty for chunks without row views.
+        """
+        views = getattr(chunk.meta, "row_views", None) or []
+        return [self.contextualize(chunk.model_copy(update={"text": body})) for body in views]
 
     def _piece_chunk(
         self, unit: EvidenceUnit, piece: Piece, k: int, n: int, headings: list[str] | None

@@ -27,6 +27,7 @@ EVIDENCE_FIELDS: tuple[str, ...] = (
     "roles",
     "rows",
     "context_spans",
+    "row_views",
 )
 """The fields ``EvidenceMeta`` adds to docling-core's ``DocMeta`` (kept out of the embedded and LLM text)."""
 
@@ -59,6 +60,15 @@ class EvidenceMeta(DocMeta):
             "For each doc item of the chunk used as context (by self_ref): the half-open character spans of its"
             " `text` that the chunk shows as context, in order; [(0, len(text))] when the whole paragraph is used."
             " A paragraph that also holds the table's merged caption keeps the role 'caption'."
+        ),
+    )
+
+    row_views: list[str] = Field(
+        default_factory=list,
+        description=(
+            "Table pieces: one short text per row (or part of a row) the piece shows, '<row label>: <column> ="
+            " <value>; ...' under the caption line when it fits; each is embedded as an extra vector that retrieves"
+            " this piece (EvidenceChunker.contextualize_row_views). Empty for text chunks and with row_views=False."
         ),
     )
 

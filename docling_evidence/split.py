@@ -168,6 +168,9 @@ class Piece:
         has_caption: whether the piece shows the caption (in full or shortened).
         has_footnotes: whether the piece shows the footnotes.
         has_header: whether the piece's table block starts with header lines.
+        row_slices: what of each body row the piece shows, in order: ``(row, cols, cell_text)`` with ``cols`` None
+            for the whole row, and ``cell_text`` the fragment shown of the last of ``cols`` when a cell was split
+            inside (None otherwise).
     """
 
     text: str
@@ -179,6 +182,7 @@ class Piece:
     has_caption: bool = True
     has_footnotes: bool = True
     has_header: bool = False
+    row_slices: tuple[tuple[int, tuple[int, ...] | None, str | None], ...] = ()
 
 
 Kind = Literal["row", "lead", "tail"]
@@ -619,6 +623,7 @@ class Splitter:
             has_caption=bool(parts.caption),
             has_footnotes=bool(parts.footnotes),
             has_header=bool(header) and bool(rows.body),
+            row_slices=tuple((i, None, None) for i in range(len(rows.body))),
         )
 
     @staticmethod
@@ -796,6 +801,7 @@ class Splitter:
             has_caption=bool(oh.caption) or any(it.is_caption for it in payload),
             has_footnotes=bool(oh.footnotes) or any(it.is_footnote for it in payload),
             has_header=bool(row_items and row_items[0].header),
+            row_slices=tuple((it.row, it.cols, it.cell_text) for it in row_items),
         )
 
     @staticmethod

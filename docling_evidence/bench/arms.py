@@ -31,6 +31,7 @@ ARMS: tuple[str, ...] = (
     "page",
     "rowsplit",
     "evidence",
+    "evidence-single",
     "evidence-no-context",
     "evidence-no-caption",
 )
@@ -48,7 +49,8 @@ ARM_DESCRIPTIONS: dict[str, str] = {
     "hybrid-2048": "HybridChunker, max_tokens=2048",
     "page": "docling-core PageChunker (one chunk per page; whole document when it has no pages)",
     "rowsplit": "HybridChunker chunks + one vector per table body row pointing to its table chunk",
-    "evidence": "EvidenceChunker() defaults (bundled tokenizer, the run's limit)",
+    "evidence": "EvidenceChunker() defaults (bundled tokenizer, the run's limit): each piece's vector plus its row views",
+    "evidence-single": "ablation: evidence's chunks, one vector per chunk (no row views)",
     "evidence-no-context": "EvidenceChunker(with_context=False): no explaining paragraphs in table units",
     "evidence-no-caption": "EvidenceChunker(with_caption=False): no captions in table units",
     "evidence-triplets": "EvidenceChunker(table_format='triplets'): evidence units, baseline's table format",
@@ -147,6 +149,7 @@ CHUNKER_FACTORIES: dict[str, Callable[[int], BaseChunker]] = {
     "page": lambda _n: _page(),
     "rowsplit": _hybrid,
     "evidence": _evidence,
+    "evidence-single": _evidence,
     "evidence-no-context": lambda n: _evidence(n, with_context=False),
     "evidence-no-caption": lambda n: _evidence(n, with_caption=False),
     "evidence-triplets": lambda n: _evidence(n, table_format="triplets"),
@@ -168,12 +171,12 @@ def make_chunker(arm: str, max_tokens: int = DEFAULT_MAX_TOKENS) -> BaseChunker:
 def table_row_texts(table: TableItem, doc: DoclingDocument) -> list[tuple[str, list[str]]]:
     """One ``(text, cell_texts)`` per body row: ``"<row label>: <column label> = <value>; ..."``.
 
-    The table is read by :func:`docling_evidence.table_rows.table_rows`, the chunker's reader: the same header rows
-    and row-label columns. Column labels join the distinct header-row texts above each column, so a row vector names
-    its years/units the way a reader would, without copying any arm's table serialisation. A cell spanning several
-    columns counts once.
+    The same row text as EvidenceChunker's row views (:func:`docling_evidence.views.row_view_parts`), so the
+    ``rowsplit`` control gives HybridChunker's tables exactly the row vectors ``evidence`` gets. The table is read by
+    :func:`docling_evidence.table_rows.table_rows`, the chunker's reader; a cell spanning several columns counts once.
     """
     from docling_evidence.table_rows import table_rows
+    from docling_evidence.views import join_row_view, row_view_parts
 
     rows = table_rows(table, doc)
     # slots right of a cell's first column repeat that merged cell: read it once
@@ -183,32 +186,13 @@ def table_row_texts(table: TableItem, doc: DoclingDocument) -> list[tuple[str, l
         for r in range(cell.start_row_offset_idx, cell.end_row_offset_idx)
         for c in range(cell.start_col_offset_idx + 1, cell.end_col_offset_idx)
     }
-    col_labels: list[str] = []
-    for j in range(rows.num_cols):
-        parts: list[str] = []
-        for head in rows.header:
-            text = head[j]
-            if text and text not in parts:
-                parts.append(text)
-        col_labels.append(" ".join(parts))
     out: list[tuple[str, list[str]]] = []
-    for i, row in enumerate(rows.body, start=len(rows.header)):
-        label_parts: list[str] = []
-        values: list[str] = []
-        cells: list[str] = []
-        for j, text in enumerate(row):
-            if not text or ((i, j) in continued and text == row[j - 1]):
-                continue
-            cells.append(text)
-            if j < rows.label_cols:
-                label_parts.append(text)
-            else:
-                values.append(f"{col_labels[j]} = {text}" if col_labels[j] else text)
-        if not cells:
-            continue
-        label = " ".join(label_parts)
-        body = "; ".join(values)
-        out.append((f"{label}: {body}" if label and body else label or body, cells))
+    for k, row in enumerate(rows.body):
+        i = k + len(rows.header)
+        cols = [j for j, text in enumerate(row) if not ((i, j) in continued and j and text == row[j - 1])]
+        cells = [row[j] for j in cols if row[j]]
+        if cells:
+            out.append((join_row_view(*row_view_parts(rows, k, cols)), cells))
     return out
 
 
@@ -222,7 +206,7 @@ def _pick_table_chunk(chunk_idx: list[int], texts: list[str], cells: list[str]) 
     return best
 
 
-SAME_CHUNKS: dict[str, str] = {"hybrid-pooled": "hybrid", "rowsplit": "hybrid"}
+SAME_CHUNKS: dict[str, str] = {"hybrid-pooled": "hybrid", "rowsplit": "hybrid", "evidence-single": "evidence"}
 """Arms that index the chunks of another arm (same chunker, same limit): a run chunks once for both."""
 
 
@@ -254,7 +238,21 @@ def chunk_document(
         records.append(ChunkRecord(arm, doc_id, i, chunker.contextualize(chunk), unit, span, i, kind))
     if arm == "rowsplit":
         records.extend(_row_records(arm, doc_id, doc, chunks, records))
+    elif evidence_arm and arm != "evidence-single":
+        records.extend(_view_records(arm, doc_id, chunker, chunks, records))
     return records
+
+
+def _view_records(
+    arm: str, doc_id: str, chunker: BaseChunker, chunks: list[Any], records: list[ChunkRecord]
+) -> list[ChunkRecord]:
+    """One record per row view of each table piece (``EvidenceChunker.contextualize_row_views``), pointing to it."""
+    views: list[ChunkRecord] = []
+    for i, chunk in enumerate(chunks):
+        for text in chunker.contextualize_row_views(chunk):  # type: ignore[attr-defined]
+            rec = records[i]
+            views.append(ChunkRecord(arm, doc_id, len(records) + len(views), text, rec.unit_id, rec.page_span, i, "row"))
+    return views
 
 
 def _row_records(

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from docling_evidence.bench.cli import app
 from docling_evidence.bench.measures import BUDGETS
-from docling_evidence.bench.targets import ANSWER_TYPES, check_targets, render_targets
+from docling_evidence.bench.targets import ANSWER_TYPES, TARGET_ARMS, check_targets, render_targets
 
 TATQA_DEV = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "tatqa" / "tatqa_dataset_dev.json"
 
@@ -69,7 +69,7 @@ def test_targets_command_writes_one_results_per_limit(tmp_path: Path) -> None:
     for limit in (128, 512):
         res = json.loads((tmp_path / f"limit-{limit}" / "results.json").read_text())
         assert res["config"]["max_tokens"] == limit
-        assert {r["arm"] for r in res["runs"]} == {"hybrid", "hybrid-pooled", "evidence"}
+        assert {r["arm"] for r in res["runs"]} == set(TARGET_ARMS)
     # a second run into the same folder adds its limit; targets.md covers all three
     result = CliRunner().invoke(app, [*args, "--limits", "256", "-q", "-o", str(tmp_path)])
     assert result.exit_code == 0, result.output

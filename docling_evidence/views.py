@@ -1,0 +1,116 @@
+"""Row views: one short text per table row of a piece, embedded as extra vectors that point back to the piece.
+
+One vector per chunk cannot be about a table's rows and the paragraph that explains it at once (docs/benchmark.md).
+A row view, ``"<row label>: <column> = <value>; ..."`` under the table's caption, is about one row only; indexed
+beside the piece's own vector and max-pooled by ``unit_id``, it lets a question about one row find the piece while the
+piece's own vector still matches questions that need the paragraph. What is retrieved and handed to the reader is the
+piece, never the view.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from docling_evidence.table_format import column_label, one_line
+from docling_evidence.table_rows import TableRows
+
+VALUE_SEP = "; "
+"""Joins the ``<column> = <value>`` parts of a row view."""
+
+
+def row_view_parts(
+    rows: TableRows, row: int, cols: Sequence[int] | None = None, cell_text: str | None = None
+) -> tuple[str, list[str]]:
+    """The label and the ``<column> = <value>`` parts of body row ``row`` over ``cols`` (None: every column).
+
+    ``cell_text`` replaces the text of the last of ``cols`` (a fragment of a cell split inside). Empty cells are
+    skipped; a label spread over several label columns (or a merged label cell) is read once per distinct text.
+    """
+    body = rows.body[row]
+    columns = range(len(body)) if cols is None else cols
+    last = columns[-1] if len(columns) else None
+    labels: list[str] = []
+    values: list[str] = []
+    for c in columns:
+        raw = cell_text if cell_text is not None and c == last else body[c]
+        text = one_line(raw).strip()
+        if not text:
+            continue
+        if c < rows.label_cols:
+            if text not in labels:
+                labels.append(text)
+            continue
+        name = column_label(rows.header, c)
+        values.append(f"{name} = {text}" if name else text)
+    return " ".join(labels), values
+
+
+def join_row_view(label: str, values: Sequence[str]) -> str:
+    """``"<label>: <values>"`` (either part may be empty)."""
+    body = VALUE_SEP.join(values)
+    return f"{label}: {body}" if label and body else label or body
+
+
+def view_body(caption: str, row_text: str) -> str:
+    """A row view as stored: the caption line (when given), then the row text."""
+    return f"{caption}\n{row_text}" if caption else row_text
+
+
+def fitted_row_views(label: str, values: Sequence[str], caption: str, fits: Callable[[str], bool]) -> list[str]:
+    """The views of one row, each ``fits``: the caption is dropped when a view cannot fit with it, values are packed
+    greedily into views that repeat the label, and a value too long for a view of its own is cut into fitting parts.
+
+    Returns ``[]`` only when not even one character of the row fits (a limit taken up by headings).
+    """
+    whole = join_row_view(label, values)
+    if not whole:
+        return []
+    if caption and fits(view_body(caption, whole)):
+        return [view_body(caption, whole)]
+    if fits(whole):
+        return [whole]
+    if label and not fits(join_row_view(label, ["x"])):
+        values, label = [label, *values], ""  # a label too long to repeat: shown once, as a value
+    if not values:
+        values, label = [label], ""
+    views: list[str] = []
+    current: list[str] = []
+    for value in values:
+        if fits(join_row_view(label, [*current, value])):
+            current.append(value)
+            continue
+        if current:
+            views.append(join_row_view(label, current))
+            current = []
+        if fits(join_row_view(label, [value])):
+            current = [value]
+            continue
+        views.extend(_cut(value, lambda part: fits(join_row_view(label, [part]))))
+    if current:
+        views.append(join_row_view(label, current))
+    return views
+
+
+def _cut(text: str, fits: Callable[[str], bool]) -> list[str]:
+    """``text`` cut into consecutive parts, each the longest prefix of the rest that ``fits`` (at a space when one
+    is near); [] when not even one character fits."""
+    parts: list[str] = []
+    rest = text.strip()
+    while rest:
+        lo, hi = 0, len(rest)
+        while lo < hi:  # the longest prefix that fits
+            mid = (lo + hi + 1) // 2
+            if fits(rest[:mid]):
+                lo = mid
+            else:
+                hi = mid - 1
+        if lo == 0:
+            return parts
+        end = lo
+        if lo < len(rest):
+            space = rest.rfind(" ", 0, lo)
+            if space > lo // 2:
+                end = space
+        parts.append(rest[:end].strip())
+        rest = rest[end:].strip()
+    return [p for p in parts if p]
