@@ -49,7 +49,7 @@ ARM_DESCRIPTIONS: dict[str, str] = {
     "hybrid-2048": "HybridChunker, max_tokens=2048",
     "page": "docling-core PageChunker (one chunk per page; whole document when it has no pages)",
     "rowsplit": "HybridChunker chunks + one vector per table body row pointing to its table chunk",
-    "evidence": "EvidenceChunker() defaults (bundled tokenizer, the run's limit): each piece's vector plus its row views",
+    "evidence": "EvidenceChunker() defaults (bundled tokenizer, the run's limit); each piece's vector + its row views",
     "evidence-single": "ablation: evidence's chunks, one vector per chunk (no row views)",
     "evidence-no-context": "EvidenceChunker(with_context=False): no explaining paragraphs in table units",
     "evidence-no-caption": "EvidenceChunker(with_caption=False): no captions in table units",
@@ -251,7 +251,9 @@ def _view_records(
     for i, chunk in enumerate(chunks):
         for text in chunker.contextualize_row_views(chunk):  # type: ignore[attr-defined]
             rec = records[i]
-            views.append(ChunkRecord(arm, doc_id, len(records) + len(views), text, rec.unit_id, rec.page_span, i, "row"))
+            views.append(
+                ChunkRecord(arm, doc_id, len(records) + len(views), text, rec.unit_id, rec.page_span, i, "row")
+            )
     return views
 
 

@@ -179,7 +179,9 @@ def targets(
     output: Annotated[Path, typer.Option("-o", "--output", help="Folder for targets.md and limit-N/ results.")],
     tatqa: Annotated[Path, typer.Option(help="TAT-QA JSON file (e.g. tatqa_dataset_dev.json).")],
     limits: Annotated[str, typer.Option(help="Comma-separated chunk limits, each one run.")] = "256,512",
-    arms: Annotated[str, typer.Option(help="Comma-separated arms.")] = "hybrid,hybrid-pooled,rowsplit,evidence-single,evidence",
+    arms: Annotated[
+        str, typer.Option(help="Comma-separated arms.")
+    ] = "hybrid,hybrid-pooled,rowsplit,evidence-single,evidence",
     retrieval: Annotated[str, typer.Option(help="Comma-separated: dense, bm25.")] = "dense,bm25",
     limit_contexts: Annotated[
         int | None, typer.Option(help=with_default("Use only the first N TAT-QA contexts.", "all"))
