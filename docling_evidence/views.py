@@ -85,7 +85,7 @@ def fitted_row_views(label: str, values: Sequence[str], caption: str, fits: Call
         if fits(join_row_view(label, [value])):
             current = [value]
             continue
-        views.extend(_cut(value, lambda part: fits(join_row_view(label, [part]))))
+        views.extend(join_row_view(label, [part]) for part in _cut(value, lambda p: fits(join_row_view(label, [p]))))
     if current:
         views.append(join_row_view(label, current))
     return views

@@ -35,7 +35,7 @@ from split_helpers import (
 
 from docling_evidence import EvidenceChunker
 from docling_evidence.split import Splitter, UnitParts, piece_budget
-from docling_evidence.table_format import TABLE_FORMATS
+from docling_evidence.table_format import TABLE_FORMATS, one_line
 from docling_evidence.table_rows import TableRows, table_rows
 
 FORMATS = tuple(TABLE_FORMATS)
@@ -216,6 +216,21 @@ def test_chunker_properties(kind: str, spec: DocSpec, max_tokens: int, fmt: str 
     caption = pieces[0].meta.caption or ""
     notes = [f.strip() for f in spec.footnotes]
     check_nothing_lost([p.text for p in pieces], tfmt.name, caption, notes, header)
+    # 5. row views: each within the limit as embedded; every body cell's text in the views of the pieces holding
+    # its row (in order, a value cut into parts across consecutive views); none on text chunks
+    assert all(not ch.meta.row_views for ch in chunks if ch.meta.kind == "text")
+    view_skels: list[list[str]] = []
+    for k, p in enumerate(pieces):
+        views = chunker.contextualize_row_views(p)
+        assert len(views) == len(p.meta.row_views)
+        for v in views:
+            assert count(v) <= max_tokens, f"piece {k}: a row view has {count(v)} tokens > {max_tokens}"
+        view_skels.append([skeleton(v) for v in p.meta.row_views])
+    for i, row in enumerate(rows.body):
+        holding = [v for k, (a, b) in enumerate(ranges) if a <= i < b for v in view_skels[k]]
+        for cell in row:
+            needle = skeleton(one_line(cell))
+            assert covered_in_order(needle, holding), f"row {i}: cell {cell[:60]!r} not in the row views"
     # 4. deterministic: a fresh chunker on the same document gives the same chunks
     _, again = _chunks(kind, max_tokens, fmt, doc)
     assert [(c.text, c.meta.model_dump()) for c in again] == [(c.text, c.meta.model_dump()) for c in chunks]

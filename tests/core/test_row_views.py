@@ -1,0 +1,134 @@
+"""Row views: one short text per row a table piece shows, within the limit, pointing back to the piece."""
+
+from __future__ import annotations
+
+from docling_core.types.doc import DocItemLabel, DoclingDocument
+from docs_builder import add_table
+
+from docling_evidence import EvidenceChunker
+from docling_evidence.bench.arms import build_arm
+from docling_evidence.table_rows import TableRows
+from docling_evidence.tokenizer import bundled_tokenizer
+from docling_evidence.views import fitted_row_views, join_row_view, row_view_parts
+
+ROWS = TableRows(
+    header=(("", "Fiscal", "Fiscal"), ("", "2019", "2018")),
+    body=(("Revenue", "1,496.5", "1,202.9"), ("Costs", "", "56.7"), ("Segment A:", "", "")),
+    label_cols=1,
+)
+
+
+def test_row_view_names_each_value_by_its_column_label() -> None:
+    assert join_row_view(*row_view_parts(ROWS, 0)) == "Revenue: Fiscal - 2019 = 1,496.5; Fiscal - 2018 = 1,202.9"
+    # an empty cell is left out; a row of only a label is its label
+    assert join_row_view(*row_view_parts(ROWS, 1)) == "Costs: Fiscal - 2018 = 56.7"
+    assert join_row_view(*row_view_parts(ROWS, 2)) == "Segment A:"
+
+
+def test_row_view_over_some_columns_and_a_cell_fragment() -> None:
+    assert join_row_view(*row_view_parts(ROWS, 0, (0, 2))) == "Revenue: Fiscal - 2018 = 1,202.9"
+    # the fragment replaces the text of the last column shown
+    assert join_row_view(*row_view_parts(ROWS, 0, (0, 1), "1,49")) == "Revenue: Fiscal - 2019 = 1,49"
+
+
+def test_row_view_reads_a_label_spread_over_label_columns_once() -> None:
+    rows = TableRows(header=(), body=(("North", "North", "7"),), label_cols=2)
+    assert join_row_view(*row_view_parts(rows, 0)) == "North: 7"
+
+
+def _words_fit(n: int):
+    return lambda text: len(text.split()) <= n
+
+
+def test_fitted_views_keep_the_caption_only_when_it_fits() -> None:
+    label, values = row_view_parts(ROWS, 0)
+    assert fitted_row_views(label, values, "Table 1: Results", _words_fit(40)) == [
+        "Table 1: Results\nRevenue: Fiscal - 2019 = 1,496.5; Fiscal - 2018 = 1,202.9"
+    ]
+    caption = " ".join(["long"] * 30)
+    assert fitted_row_views(label, values, caption, _words_fit(20)) == [
+        "Revenue: Fiscal - 2019 = 1,496.5; Fiscal - 2018 = 1,202.9"
+    ]
+
+
+def test_fitted_views_pack_values_repeating_the_label_and_cut_a_long_value() -> None:
+    label, values = row_view_parts(ROWS, 0)
+    assert fitted_row_views(label, values, "", _words_fit(6)) == [
+        "Revenue: Fiscal - 2019 = 1,496.5",
+        "Revenue: Fiscal - 2018 = 1,202.9",
+    ]
+    long_value = " ".join(f"w{i}" for i in range(12))
+    views = fitted_row_views("Note", [long_value], "", _words_fit(5))
+    assert all(len(v.split()) <= 5 for v in views)
+    assert " ".join(v.removeprefix("Note: ") for v in views) == long_value
+    # a label too long to repeat is shown once, as a value
+    views = fitted_row_views(" ".join(["label"] * 6), ["1", "2"], "", _words_fit(6))
+    assert all(len(v.split()) <= 6 for v in views) and "label" in views[0] and views[-1].endswith("2")
+    assert fitted_row_views("", [], "Caption", _words_fit(5)) == []
+
+
+def _doc(rows: int = 3) -> DoclingDocument:
+    doc = DoclingDocument(name="views")
+    doc.add_heading("Results of operations")
+    doc.add_text(DocItemLabel.TEXT, "The following table shows revenue by segment, in millions:")
+    add_table(
+        doc,
+        [["Segment", "2019", "2018"]],
+        [[f"Segment {i}", f"{100 + i}.5", f"{90 + i}.1"] for i in range(rows)],
+    )
+    return doc
+
+
+def test_each_piece_carries_the_views_of_its_rows_within_the_limit() -> None:
+    chunker = EvidenceChunker(max_tokens=64)
+    chunks = list(chunker.chunk(_doc(rows=30)))
+    pieces = [c for c in chunks if c.meta.kind == "table"]
+    assert len(pieces) > 1
+    for piece in pieces:
+        a, b = piece.meta.rows
+        assert [v.split(":")[0] for v in piece.meta.row_views] == [f"Segment {i}" for i in range(a, b)]
+        for text in chunker.contextualize_row_views(piece):
+            assert text.startswith("Results of operations\n")  # contextualized like the chunk: headings first
+            assert chunker.tokenizer.count_tokens(text) <= 64
+    assert all(not c.meta.row_views for c in chunks if c.meta.kind == "text")
+    # the views are metadata only: the chunk text and the embedded text do not change
+    plain = list(EvidenceChunker(max_tokens=64, row_views=False).chunk(_doc(rows=30)))
+    assert [c.text for c in plain] == [c.text for c in chunks]
+    assert [chunker.contextualize(c) for c in plain] == [chunker.contextualize(c) for c in chunks]
+    assert all(not c.meta.row_views for c in plain)
+
+
+def test_views_are_kept_out_of_the_embedded_and_llm_text() -> None:
+    chunker = EvidenceChunker()
+    piece = next(c for c in chunker.chunk(_doc()) if c.meta.kind == "table")
+    assert piece.meta.row_views
+    assert "Segment 0: 2019 = 100.5" not in chunker.contextualize(piece)
+    assert "row_views" in piece.meta.excluded_embed and "row_views" in piece.meta.excluded_llm
+
+
+def test_a_row_split_by_columns_gives_each_piece_the_view_of_its_columns() -> None:
+    doc = DoclingDocument(name="wide")
+    header = ["Item", *(f"Quarter {q} of fiscal year 2019 ending" for q in range(1, 9))]
+    add_table(doc, [header], [["Revenue", *(f"{1000 + q}.25" for q in range(8))]])
+    chunker = EvidenceChunker(max_tokens=48)
+    pieces = [c for c in chunker.chunk(doc) if c.meta.kind == "table"]
+    assert len(pieces) > 1
+    views = [v for p in pieces for v in p.meta.row_views]
+    assert all(v.startswith("Revenue: ") for v in views)  # the label repeated with each column group
+    for q in range(8):  # every value once over the views of the pieces
+        assert sum(f"{1000 + q}.25" in v for v in views) == 1
+
+
+def test_bench_evidence_arm_indexes_views_pointing_to_their_piece() -> None:
+    docs = {"d": _doc()}
+    chunker = EvidenceChunker(tokenizer=bundled_tokenizer(256))
+    records = build_arm("evidence", docs, chunker)
+    single = build_arm("evidence-single", docs, chunker)
+    rows = [r for r in records if r.kind == "row"]
+    assert [r.embed_text for r in records[: len(single)]] == [r.embed_text for r in single]
+    assert all(r.kind != "row" for r in single)
+    assert len(rows) == 3
+    for r in rows:
+        piece = records[r.target]
+        assert piece.kind == "table" and r.unit_id == piece.unit_id
+        assert r.embed_text.split("\n")[-1].split(":")[0] in piece.embed_text
