@@ -9,8 +9,10 @@ whole chunk metadata under ``dl_meta``. This module adds:
   where vector-store filters can reach them;
 - :func:`evidence_ids`, stable ids for ``vectorstore.add_documents(docs, ids=...)`` that let the retriever fetch the
   missing pieces of a unit when it re-assembles one;
+- :func:`row_view_documents`, one Document per row view of each table piece (``EvidenceChunker.row_views``): add
+  them beside the chunk Documents (with :func:`evidence_ids`) and a row view that ranks retrieves its piece;
 - :class:`MaxPoolRetriever`, a ``BaseRetriever`` over any vector store that fetches ``fetch_k`` candidates and returns
-  ``k`` distinct units.
+  ``k`` distinct units (a row view hit is replaced by its piece).
 
 Requires the ``langchain`` extra (``langchain-core``; ``langchain-docling`` for the loader parts).
 """
@@ -46,6 +48,12 @@ OPTIONAL_FLAT_FIELDS: tuple[str, ...] = ("caption",)
 
 SCORE_KEY = "score"
 """Metadata key where :class:`MaxPoolRetriever` puts the unit's best score (when the vector store gives scores)."""
+
+VIEW_OF_KEY = "view_of"
+"""Metadata key of a row-view Document: the :func:`piece_id` of the piece it retrieves."""
+
+VIEW_KEY = "row_view"
+"""Metadata key of a row-view Document: its position among its piece's views."""
 
 NO_UNIT_ID_WARNING = (
     "MaxPoolRetriever: some retrieved Documents carry no 'unit_id' (not chunked by EvidenceChunker, or metadata not "
@@ -130,15 +138,17 @@ def piece_id(metadata: Mapping[str, Any]) -> str | None:
 def evidence_ids(docs: Sequence[Document]) -> list[str]:
     """Ids for ``vectorstore.add_documents(docs, ids=evidence_ids(docs))``.
 
-    With these ids :class:`MaxPoolRetriever` (``reassemble=True``) can fetch the pieces of a unit that were not among
-    the candidates (``vectorstore.get_by_ids``). Documents without ``unit_id`` get ``"<source hash>:#<index>"``.
+    With these ids :class:`MaxPoolRetriever` can fetch the piece of a row view that ranked, and (``reassemble=True``)
+    the pieces of a unit that were not among the candidates (``vectorstore.get_by_ids``). A row view gets
+    ``"<piece id>:view<n>"``; Documents without ``unit_id`` get ``"<source hash>:#<index>"``.
 
     Raises:
         ValueError: if two Documents would get the same id (the same chunk loaded twice).
     """
     ids: list[str] = []
     for index, doc in enumerate(docs):
-        pid = piece_id(doc.metadata)
+        view_of = doc.metadata.get(VIEW_OF_KEY)
+        pid = f"{view_of}:view{int(doc.metadata.get(VIEW_KEY, 0))}" if view_of else piece_id(doc.metadata)
         if pid is None:
             source = str(doc.metadata.get("source", ""))
             pid = f"{hashlib.sha1(source.encode('utf-8')).hexdigest()[:12]}:#{index}"
@@ -147,6 +157,43 @@ def evidence_ids(docs: Sequence[Document]) -> list[str]:
         dupes = sorted({i for i in ids if ids.count(i) > 1})
         raise ValueError(f"duplicate evidence ids (same chunk given twice?): {dupes[:3]}")
     return ids
+
+
+def row_view_documents(docs: Iterable[Document], chunker: Any = None) -> list[Document]:
+    """One Document per row view of each table piece among ``docs`` (the loader's Documents, with ``dl_meta``).
+
+    A view's ``page_content`` is ``chunker.contextualize_row_views(chunk)``: the row's text under the piece's headings
+    (and caption), within the chunker's token limit. Its metadata is the piece's (without ``dl_meta``, with the flat
+    evidence fields) plus ``view_of`` (the piece's :func:`piece_id`) and ``row_view`` (its position). Add them to the
+    same vector store as the pieces, both with :func:`evidence_ids`; :class:`MaxPoolRetriever` pools a view with its
+    unit and returns the piece, never the view.
+
+    Args:
+        docs: Documents loaded with ``DoclingLoader(chunker=EvidenceChunker(), export_type=ExportType.DOC_CHUNKS)``.
+        chunker: the chunker that made them (``EvidenceChunker()`` when None): its ``delim`` and headings rule build
+            the view text.
+
+    Raises:
+        TypeError: if an item is not a LangChain ``Document``.
+    """
+    from docling_evidence import EvidenceChunker
+    from docling_evidence.meta import EvidenceChunk
+
+    chunker = EvidenceChunker() if chunker is None else chunker
+    out: list[Document] = []
+    for doc in docs:
+        if not isinstance(doc, Document):
+            raise TypeError(f"expected langchain_core Document objects, got {type(doc).__name__}")
+        dl_meta = doc.metadata.get("dl_meta")
+        if not isinstance(dl_meta, Mapping) or not dl_meta.get("row_views"):
+            continue
+        chunk = EvidenceChunk.model_validate({"text": "", "meta": dl_meta})
+        base = {key: value for key, value in doc.metadata.items() if key != "dl_meta"}
+        base.update(flat_evidence_fields(dl_meta))
+        pid = piece_id(doc.metadata)
+        for n, text in enumerate(chunker.contextualize_row_views(chunk)):
+            out.append(Document(page_content=text, metadata={**base, VIEW_OF_KEY: pid, VIEW_KEY: n}))
+    return out
 
 
 def _evidence(metadata: Mapping[str, Any]) -> dict[str, Any]:
@@ -170,6 +217,9 @@ class MaxPoolRetriever(BaseRetriever):
     store's own order (best first), so it is correct whether the store's scores are similarities or distances; the
     score of the best piece is put in ``metadata["score"]``.
 
+    A row view among the candidates (:func:`row_view_documents`) counts for its unit at its own rank and score, and
+    is replaced by its piece (fetched with ``vectorstore.get_by_ids`` unless the piece is among the candidates).
+
     With ``reassemble=True`` each returned Document is the whole unit: the piece that ranked first, then the others in
     part order (``piece_order="reading"``: all in part order), the repeated frame (headings, caption, header row) kept
     once, so that a reader with a token budget gets the matching rows first. Pieces that were not among the
@@ -179,7 +229,8 @@ class MaxPoolRetriever(BaseRetriever):
     Documents without ``unit_id`` are each their own unit; a single warning (per retriever) says so.
 
     Raises:
-        ValueError: if ``k <= 0`` or ``fetch_k < k``.
+        ValueError: if ``k <= 0`` or ``fetch_k < k``; at retrieval, if a row view's piece cannot be fetched (a store
+            without ``get_by_ids``, or pieces not added with :func:`evidence_ids`).
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -215,11 +266,44 @@ class MaxPoolRetriever(BaseRetriever):
             docs = self.vectorstore.similarity_search(query, k=self.fetch_k, **self.search_kwargs)
             return [(doc, None) for doc in docs]
 
+    def _pieces_of_views(self, hits: list[tuple[Document, float | None]]) -> list[tuple[Document, float | None]]:
+        """``hits`` with each row view replaced by its piece (the piece keeps its best rank); duplicates dropped."""
+        wanted = [str(d.metadata[VIEW_OF_KEY]) for d, _ in hits if d.metadata.get(VIEW_OF_KEY)]
+        if not wanted:
+            return hits
+        have = {piece_id(d.metadata): d for d, _ in hits if not d.metadata.get(VIEW_OF_KEY)}
+        missing = [pid for pid in dict.fromkeys(wanted) if pid not in have]
+        if missing:
+            try:
+                found = self.vectorstore.get_by_ids(missing)
+            except NotImplementedError:
+                raise ValueError(
+                    f"{type(self.vectorstore).__name__} has no get_by_ids: row views need a vector store that can "
+                    "fetch a piece by id (or index the chunks without row_view_documents)"
+                ) from None
+            have.update({piece_id(d.metadata): d for d in found})
+            lost = [pid for pid in missing if pid not in have]
+            if lost:
+                raise ValueError(
+                    f"the piece {lost[0]!r} of a retrieved row view is not in the vector store: add the chunk "
+                    "Documents with ids=evidence_ids(docs)"
+                )
+        out: list[tuple[Document, float | None]] = []
+        seen: set[str | None] = set()
+        for doc, score in hits:
+            pid = doc.metadata.get(VIEW_OF_KEY) or piece_id(doc.metadata)
+            if pid is not None and pid in seen:
+                continue
+            seen.add(pid)
+            out.append((have.get(pid, doc) if doc.metadata.get(VIEW_OF_KEY) else doc, score))
+        return out
+
     def _unit_document(self, unit: PooledUnit[tuple[Document, float | None]]) -> Document:
-        best_doc, best_score = unit.best
+        hits = self._pieces_of_views([unit.best, *(hit for hit in unit.hits if hit is not unit.best)])
+        best_doc, best_score = hits[0]
         if not self.reassemble or not unit.has_unit_id:
             return _with_score(best_doc, best_score, {})
-        pieces = self._complete_pieces([doc for doc, _ in unit.hits])
+        pieces = self._complete_pieces([doc for doc, _ in hits])
         lead = best_doc if self.piece_order == "best_first" else None
         ordered = order_pieces(pieces, part_of=lambda doc: _evidence(doc.metadata).get("part"), lead=lead)
         first = ordered[0]

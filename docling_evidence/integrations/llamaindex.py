@@ -9,7 +9,9 @@ metadata (``headings: [...]``) when embedding, which is not ``chunker.contextual
 ``node.get_content(MetadataMode.EMBED) == chunker.contextualize(chunk)``.
 
 :class:`MaxPoolPostprocessor` groups retrieved nodes by ``unit_id`` and keeps each unit once at its best score;
-:class:`MaxPoolRetriever` wraps any retriever with it.
+:class:`MaxPoolRetriever` wraps any retriever with it. ``EvidenceNodeTransform(row_views=True)`` (or
+:func:`row_view_nodes`) adds one node per row view of each table piece (``EvidenceChunker.row_views``); the
+postprocessor replaces a row view that ranks by its piece, looked up in the docstore.
 
 Requires the ``llamaindex`` extra (``llama-index-core``, ``llama-index-node-parser-docling``; the reader also needs
 ``llama-index-readers-docling``).
@@ -46,6 +48,15 @@ from docling_evidence.integrations.maxpool import (
     order_pieces,
     validate_k,
 )
+
+VIEW_OF_KEY = "view_of"
+"""Metadata key of a row-view node: the node id of the piece it retrieves."""
+
+VIEW_KEY = "row_view"
+"""Metadata key of a row-view node: its position among its piece's views."""
+
+VIEW_FIELDS: tuple[str, ...] = ("page_span", "unit_id", "kind", "part", "parts", "caption")
+"""Metadata a row-view node copies from its piece (filters reach it like the piece's)."""
 
 CONTEXTUALIZED_KEY = "contextualized"
 """Metadata flag set on nodes whose text is already ``contextualize(chunk)`` (makes the transform idempotent)."""
@@ -105,18 +116,57 @@ def contextualize_nodes(nodes: Sequence[BaseNode], chunker: BaseChunker | None =
     return list(nodes)
 
 
+def row_view_nodes(nodes: Sequence[BaseNode], chunker: BaseChunker | None = None) -> list[TextNode]:
+    """One node per row view of each table piece among ``nodes`` (the output of ``DoclingNodeParser``).
+
+    A view node's text is ``chunker.contextualize_row_views(chunk)``: the row's text under the piece's headings (and
+    caption), within the chunker's token limit. Its id is ``"<piece node id>:view<n>"``; its metadata holds the
+    piece's evidence fields plus ``view_of`` (the piece's node id), all excluded from the embedding and LLM text.
+    Index them with the pieces; :class:`MaxPoolPostprocessor` returns the piece when a view ranks.
+
+    Raises:
+        TypeError: if ``chunker`` is not a docling-core ``BaseChunker``.
+        ValueError: if a text node has no Docling chunk metadata.
+    """
+    chunker = _default_chunker() if chunker is None else chunker
+    if not isinstance(chunker, BaseChunker) or not hasattr(chunker, "contextualize_row_views"):
+        raise TypeError(f"chunker must be an EvidenceChunker, got {type(chunker).__name__}")
+    out: list[TextNode] = []
+    for node in nodes:
+        if not isinstance(node, TextNode) or node.metadata.get(VIEW_OF_KEY) or not node.metadata.get("row_views"):
+            continue
+        chunk = _chunk_from_node(node)
+        fields = {key: node.metadata[key] for key in VIEW_FIELDS if node.metadata.get(key) is not None}
+        for n, text in enumerate(chunker.contextualize_row_views(chunk)):
+            metadata = {**fields, VIEW_OF_KEY: node.node_id, VIEW_KEY: n}
+            out.append(
+                TextNode(
+                    id_=f"{node.node_id}:view{n}",
+                    text=text,
+                    metadata=metadata,
+                    excluded_embed_metadata_keys=list(metadata),
+                    excluded_llm_metadata_keys=list(metadata),
+                )
+            )
+    return out
+
+
 class EvidenceNodeTransform(TransformComponent):
     """A LlamaIndex transformation applying :func:`contextualize_nodes`; put it right after ``DoclingNodeParser``.
 
     ``VectorStoreIndex.from_documents(docs, transformations=[DoclingNodeParser(chunker=c),
-    EvidenceNodeTransform(chunker=c)])``
+    EvidenceNodeTransform(chunker=c, row_views=True)])``
     """
 
     chunker: Any = Field(default=None, description="The chunker given to DoclingNodeParser (None: EvidenceChunker()).")
+    row_views: bool = Field(
+        default=False, description="Also emit the row-view nodes of each table piece (see row_view_nodes)."
+    )
 
     def __call__(self, nodes: Sequence[BaseNode], **kwargs: Any) -> Sequence[BaseNode]:
-        """Contextualize the nodes (see :func:`contextualize_nodes`)."""
-        return contextualize_nodes(nodes, self.chunker)
+        """Contextualize the nodes (see :func:`contextualize_nodes`); with ``row_views``, add their view nodes."""
+        views = row_view_nodes(nodes, self.chunker) if self.row_views else []
+        return [*contextualize_nodes(nodes, self.chunker), *views]
 
 
 def _unit_of(hit: NodeWithScore) -> str | None:
@@ -169,11 +219,34 @@ class MaxPoolPostprocessor(BaseNodePostprocessor):
     def _postprocess_nodes(
         self, nodes: list[NodeWithScore], query_bundle: QueryBundle | None = None
     ) -> list[NodeWithScore]:
+        nodes = self._pieces_of_views(nodes)
         units = max_pool(nodes, unit_of=_unit_of, score_of=lambda hit: hit.score, k=self.top_n)
         if not self._warned and any(not unit.has_unit_id for unit in units):
             self._warned = True
             warnings.warn(NO_UNIT_ID_WARNING, UserWarning, stacklevel=2)
         return [self._unit_node(unit) for unit in units]
+
+    def _pieces_of_views(self, nodes: list[NodeWithScore]) -> list[NodeWithScore]:
+        """Each row-view hit replaced by its piece at the view's score; a piece listed twice keeps its first hit."""
+        if not any(hit.node.metadata.get(VIEW_OF_KEY) for hit in nodes):
+            return nodes
+        out: list[NodeWithScore] = []
+        seen: set[str] = set()
+        for hit in nodes:
+            view_of = hit.node.metadata.get(VIEW_OF_KEY)
+            node = hit.node
+            if view_of:
+                piece = self.docstore.get_node(str(view_of), raise_error=False) if self.docstore is not None else None
+                if piece is None:
+                    raise ValueError(
+                        f"the piece {view_of!r} of a retrieved row view is not in the docstore: give "
+                        "MaxPoolPostprocessor the index's docstore (MaxPoolRetriever.from_index does)"
+                    )
+                node = piece
+            if node.node_id not in seen:
+                seen.add(node.node_id)
+                out.append(NodeWithScore(node=node, score=hit.score))
+        return out
 
     def _unit_node(self, unit: PooledUnit[NodeWithScore]) -> NodeWithScore:
         if not self.reassemble or not unit.has_unit_id:
