@@ -318,7 +318,7 @@ def test_row_view_documents_point_to_their_piece(fleet_doc: Any, chunker: Any, e
 
 
 def test_a_row_view_that_ranks_returns_its_piece(fleet_doc: Any, chunker: Any, embed: Any) -> None:
-    store, docs, views = _row_view_store(fleet_doc, chunker, embed)
+    store, _docs, views = _row_view_store(fleet_doc, chunker, embed)
     view = next(v for v in views if v.page_content.endswith("Tonnage = 1444 tonnes"))  # Vessel 12
     hits = MaxPoolRetriever(vectorstore=store, k=3, fetch_k=30).invoke(view.page_content)
     assert hits[0].metadata["unit_id"] == view.metadata["unit_id"]
