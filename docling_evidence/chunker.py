@@ -41,7 +41,7 @@ from docling_evidence.tokenizer import (
     load_tokenizer,
 )
 from docling_evidence.units import EvidenceUnit, build_units, document_key, stable_id
-from docling_evidence.views import fitted_row_views, row_view_parts
+from docling_evidence.views import fitted_row_views, row_view_parts, sentence_views
 
 _log = logging.getLogger(__name__)
 
@@ -197,9 +197,10 @@ class EvidenceChunker(BaseChunker):
         merge_continued_tables: a table Docling split at a page break (one ``TableItem`` per page) becomes one unit:
             the first part's caption and context, every part's rows in order (a repeated header row dropped), every
             part's footnotes. Detection is conservative, see :mod:`docling_evidence.continuation`.
-        row_views: give each table piece one short text per row it shows (``meta.row_views``), to embed as extra
-            vectors that retrieve the piece (:meth:`contextualize_row_views`; see docs/row_views.md). No chunk
-            changes; False leaves ``meta.row_views`` empty.
+        views: give each chunk short texts to embed as extra vectors that retrieve it (``meta.views``,
+            :meth:`contextualize_views`; docs/views.md): a table piece one per row it shows, a text chunk one per
+            sentence (when it has two or more), a unit that took in section paragraphs one per sentence of those. No
+            chunk text changes; False leaves ``meta.views`` empty.
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -221,7 +222,7 @@ class EvidenceChunker(BaseChunker):
     with_context: bool = True
     with_footnotes: bool = True
     merge_continued_tables: bool = True
-    row_views: bool = True
+    views: bool = True
 
     _memo: MemoTokenizer | None = PrivateAttr(default=None)
 
@@ -448,10 +449,12 @@ class EvidenceChunker(BaseChunker):
             return chunk
         before = [index.items[p] for p in peers.before]
         after = [index.items[p] for p in peers.after]
+        peer_views = self._sentence_views([item_text(p) for p in (*peers.before, *peers.after)], prefix, 1)
         meta = chunk.meta.model_copy(
             update={
                 "doc_items": [*before, *chunk.meta.doc_items, *after],
                 "roles": {**chunk.meta.roles, **{it.self_ref: "text" for it in (*before, *after)}},
+                "views": [*chunk.meta.views, *peer_views],
             }
         )
         meta.page_span = page_span(meta.doc_items)
@@ -510,10 +513,10 @@ class EvidenceChunker(BaseChunker):
                 f"larger max_tokens{compact}"
             ) from None
         chunks = [self._piece_chunk(unit, piece, k, len(pieces), headings) for k, piece in enumerate(pieces)]
-        if self.row_views:
+        if self.views:
             caption = unit.caption.text.strip() if unit.caption else ""
             for chunk, piece in zip(chunks, pieces, strict=True):
-                chunk.meta.row_views = self._row_views(unit.rows, piece, caption, prefix)
+                chunk.meta.views = self._row_views(unit.rows, piece, caption, prefix)
         # the unit's span: pages of what its pieces show (a context paragraph dropped from every piece does not count)
         span = page_span(it for c in chunks for it in c.meta.doc_items)
         for c in chunks:
@@ -533,14 +536,14 @@ class EvidenceChunker(BaseChunker):
             views.extend(fitted_row_views(label, values, one_line(caption), fits))
         return views
 
-    def contextualize_row_views(self, chunk: BaseChunk) -> list[str]:
-        """The texts to embed as extra vectors of ``chunk``, one per entry of its ``meta.row_views``.
+    def contextualize_views(self, chunk: BaseChunk) -> list[str]:
+        """The texts to embed as extra vectors of ``chunk``, one per entry of its ``meta.views`` (rows, sentences).
 
         Each is contextualized as ``contextualize`` does the chunk (headings first) and is within
         ``tokenizer.get_max_tokens()`` tokens. Index each as a vector whose hit returns ``chunk`` (max-pooled by
-        ``unit_id`` with the chunk's own vector); see docs/row_views.md. Empty for chunks without row views.
+        ``unit_id`` with the chunk's own vector); see docs/views.md. Empty for chunks without views.
         """
-        views = getattr(chunk.meta, "row_views", None) or []
+        views = getattr(chunk.meta, "views", None) or []
         return [self.contextualize(chunk.model_copy(update={"text": body})) for body in views]
 
     def _piece_chunk(
@@ -590,6 +593,7 @@ class EvidenceChunker(BaseChunker):
         texts = [chunk.text]
         if self._count(self.contextualize(chunk)) > self.max_tokens:
             texts = self._resplit_text(chunk)
+        prefix = self._embed_prefix(chunk.meta.headings)
         for text in texts:
             occurrence = seen_ids.get(base, 0)
             seen_ids[base] = occurrence + 1
@@ -603,8 +607,16 @@ class EvidenceChunker(BaseChunker):
                     unit_id=base if occurrence == 0 else stable_id(base, str(occurrence)),
                     kind="text",
                     roles={it.self_ref: "text" for it in items},
+                    views=self._sentence_views([text], prefix),
                 ),
             )
+
+    def _sentence_views(self, texts: list[str], prefix: str, min_count: int = 2) -> list[str]:
+        """The sentence views of ``texts`` (none with ``views=False``), each within the limit with ``prefix``."""
+        if not self.views:
+            return []
+        limit = self.max_tokens
+        return sentence_views(texts, lambda body: self._count(prefix + body) <= limit, min_count)
 
     def _resplit_text(self, chunk: DocChunk) -> list[str]:
         """Cut a text chunk that HybridChunker left over the limit (its plain-text fallback can overshoot)."""

@@ -27,7 +27,7 @@ EVIDENCE_FIELDS: tuple[str, ...] = (
     "roles",
     "rows",
     "context_spans",
-    "row_views",
+    "views",
 )
 """The fields ``EvidenceMeta`` adds to docling-core's ``DocMeta`` (kept out of the embedded and LLM text)."""
 
@@ -63,12 +63,13 @@ class EvidenceMeta(DocMeta):
         ),
     )
 
-    row_views: list[str] = Field(
+    views: list[str] = Field(
         default_factory=list,
         description=(
-            "Table pieces: one short text per row (or part of a row) the piece shows, '<row label>: <column> ="
-            " <value>; ...' under the caption line when it fits; each is embedded as an extra vector that retrieves"
-            " this piece (EvidenceChunker.contextualize_row_views). Empty for text chunks and with row_views=False."
+            "Short texts embedded as extra vectors that retrieve this chunk (EvidenceChunker.contextualize_views):"
+            " for a table piece one per row (or part of a row) it shows, '<row label>: <column> = <value>; ...'"
+            " under the caption line when it fits, then one per sentence of the section paragraphs it took in; for a"
+            " text chunk of two or more sentences, one per sentence. Empty with views=False."
         ),
     )
 

@@ -1,16 +1,18 @@
-"""Row views: one short text per table row of a piece, embedded as extra vectors that point back to the piece.
+"""Views: short texts embedded as extra vectors of a chunk, each pointing back to the chunk.
 
-One vector per chunk cannot be about a table's rows and the paragraph that explains it at once (docs/benchmark.md).
-A row view, ``"<row label>: <column> = <value>; ..."`` under the table's caption, is about one row only; indexed
-beside the piece's own vector and max-pooled by ``unit_id``, it lets a question about one row find the piece while the
-piece's own vector still matches questions that need the paragraph. What is retrieved and handed to the reader is the
-piece, never the view.
+One vector per chunk cannot be about a table's rows and the paragraph that explains it at once (docs/views.md). A
+**row view**, ``"<row label>: <column> = <value>; ..."`` under the table's caption, is about one row only; a
+**sentence view** is one sentence of a text chunk (or of a section paragraph a unit took in). Indexed beside the
+chunk's own vector and max-pooled by ``unit_id``, they let a question about one row or one sentence find its chunk
+while the chunk's own vector still matches questions that need all of it. What is retrieved and handed to the reader
+is the chunk, never the view.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from docling_evidence.sentences import sentence_spans
 from docling_evidence.table_format import column_label, one_line
 from docling_evidence.table_rows import TableRows
 
@@ -88,6 +90,25 @@ def fitted_row_views(label: str, values: Sequence[str], caption: str, fits: Call
         views.extend(join_row_view(label, [part]) for part in _cut(value, lambda p: fits(join_row_view(label, [p]))))
     if current:
         views.append(join_row_view(label, current))
+    return views
+
+
+def sentence_views(texts: Sequence[str], fits: Callable[[str], bool], min_count: int = 2) -> list[str]:
+    """One view per sentence of ``texts`` (each line of each text split on its own), each ``fits`` (a longer one cut
+    into parts); ``[]`` when there are fewer than ``min_count`` sentences (a chunk of one sentence: its own vector is
+    that sentence)."""
+    sentences = [
+        " ".join(line[a:b].split())
+        for text in texts
+        for line in text.splitlines()
+        for a, b in sentence_spans(line)
+        if line[a:b].strip()
+    ]
+    if len(sentences) < min_count:
+        return []
+    views: list[str] = []
+    for sentence in sentences:
+        views.extend([sentence] if fits(sentence) else _cut(sentence, fits))
     return views
 
 

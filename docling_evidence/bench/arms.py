@@ -30,6 +30,7 @@ ARMS: tuple[str, ...] = (
     "hybrid-2048",
     "page",
     "rowsplit",
+    "hybrid-views",
     "evidence",
     "evidence-single",
     "evidence-no-context",
@@ -49,8 +50,9 @@ ARM_DESCRIPTIONS: dict[str, str] = {
     "hybrid-2048": "HybridChunker, max_tokens=2048",
     "page": "docling-core PageChunker (one chunk per page; whole document when it has no pages)",
     "rowsplit": "HybridChunker chunks + one vector per table body row pointing to its table chunk",
-    "evidence": "EvidenceChunker() defaults (bundled tokenizer, the run's limit); each piece's vector + its row views",
-    "evidence-single": "ablation: evidence's chunks, one vector per chunk (no row views)",
+    "hybrid-views": "control: rowsplit + one vector per sentence of each text chunk (our views, given to hybrid)",
+    "evidence": "EvidenceChunker() defaults (bundled tokenizer, the run's limit); each chunk's vector + its views",
+    "evidence-single": "ablation: evidence's chunks, one vector per chunk (no views)",
     "evidence-no-context": "EvidenceChunker(with_context=False): no explaining paragraphs in table units",
     "evidence-no-caption": "EvidenceChunker(with_caption=False): no captions in table units",
     "evidence-triplets": "EvidenceChunker(table_format='triplets'): evidence units, baseline's table format",
@@ -78,7 +80,8 @@ class ChunkRecord:
     target: int
     """``index`` of the record whose text a retrieval of this vector returns (== ``index`` except row vectors)."""
     kind: str = "chunk"
-    """``chunk`` | ``row`` (rowsplit) | ``table`` / ``text`` (evidence arms)."""
+    """``chunk`` | ``row`` (rowsplit, hybrid-views) | ``sentence`` (hybrid-views) | ``table`` / ``text`` | ``view``
+    (evidence arms)."""
 
 
 def parse_arms(spec: str | Iterable[str]) -> list[str]:
@@ -148,6 +151,7 @@ CHUNKER_FACTORIES: dict[str, Callable[[int], BaseChunker]] = {
     "hybrid-2048": lambda _n: _hybrid(2048),
     "page": lambda _n: _page(),
     "rowsplit": _hybrid,
+    "hybrid-views": _hybrid,
     "evidence": _evidence,
     "evidence-single": _evidence,
     "evidence-no-context": lambda n: _evidence(n, with_context=False),
@@ -206,7 +210,12 @@ def _pick_table_chunk(chunk_idx: list[int], texts: list[str], cells: list[str]) 
     return best
 
 
-SAME_CHUNKS: dict[str, str] = {"hybrid-pooled": "hybrid", "rowsplit": "hybrid", "evidence-single": "evidence"}
+SAME_CHUNKS: dict[str, str] = {
+    "hybrid-pooled": "hybrid",
+    "rowsplit": "hybrid",
+    "hybrid-views": "hybrid",
+    "evidence-single": "evidence",
+}
 """Arms that index the chunks of another arm (same chunker, same limit): a run chunks once for both."""
 
 
@@ -236,8 +245,10 @@ def chunk_document(
                 if table is not None:
                     unit, kind = f"{doc_id}:{table}", "table"
         records.append(ChunkRecord(arm, doc_id, i, chunker.contextualize(chunk), unit, span, i, kind))
-    if arm == "rowsplit":
+    if arm in ("rowsplit", "hybrid-views"):
         records.extend(_row_records(arm, doc_id, doc, chunks, records))
+    if arm == "hybrid-views":
+        records.extend(_sentence_records(arm, doc_id, chunker, chunks, records))
     elif evidence_arm and arm != "evidence-single":
         records.extend(_view_records(arm, doc_id, chunker, chunks, records))
     return records
@@ -246,15 +257,37 @@ def chunk_document(
 def _view_records(
     arm: str, doc_id: str, chunker: BaseChunker, chunks: list[Any], records: list[ChunkRecord]
 ) -> list[ChunkRecord]:
-    """One record per row view of each table piece (``EvidenceChunker.contextualize_row_views``), pointing to it."""
+    """One record per view of each chunk (``EvidenceChunker.contextualize_views``: rows, sentences), pointing to it."""
     views: list[ChunkRecord] = []
     for i, chunk in enumerate(chunks):
-        for text in chunker.contextualize_row_views(chunk):  # type: ignore[attr-defined]
+        for text in chunker.contextualize_views(chunk):  # type: ignore[attr-defined]
             rec = records[i]
             views.append(
                 ChunkRecord(arm, doc_id, len(records) + len(views), text, rec.unit_id, rec.page_span, i, "row")
             )
     return views
+
+
+def _sentence_records(
+    arm: str, doc_id: str, chunker: BaseChunker, chunks: list[Any], records: list[ChunkRecord]
+) -> list[ChunkRecord]:
+    """One record per sentence of each chunk without a table (HybridChunker's text chunks), pointing to it: the
+    sentence views EvidenceChunker gives its text chunks (:func:`docling_evidence.views.sentence_views`)."""
+    from docling_evidence.views import sentence_views
+
+    limit = chunker.tokenizer.get_max_tokens()  # type: ignore[attr-defined]
+    count = chunker.tokenizer.count_tokens  # type: ignore[attr-defined]
+    out: list[ChunkRecord] = []
+    for i, chunk in enumerate(chunks):
+        if any(it.self_ref.startswith("#/tables/") for it in chunk.meta.doc_items):
+            continue
+        prefix = chunker.contextualize(chunk.model_copy(update={"text": ""}))
+        for text in sentence_views([chunk.text], lambda body, p=prefix: count(p + body) <= limit):
+            embed = chunker.contextualize(chunk.model_copy(update={"text": text}))
+            rec = records[i]
+            index = len(records) + len(out)
+            out.append(ChunkRecord(arm, doc_id, index, embed, rec.unit_id, rec.page_span, i, "sentence"))
+    return out
 
 
 def _row_records(

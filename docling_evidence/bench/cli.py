@@ -181,7 +181,7 @@ def targets(
     limits: Annotated[str, typer.Option(help="Comma-separated chunk limits, each one run.")] = "256,512",
     arms: Annotated[
         str, typer.Option(help="Comma-separated arms.")
-    ] = "hybrid,hybrid-pooled,rowsplit,evidence-single,evidence",
+    ] = "hybrid,hybrid-pooled,hybrid-views,evidence-single,evidence",
     retrieval: Annotated[str, typer.Option(help="Comma-separated: dense, bm25.")] = "dense,bm25",
     limit_contexts: Annotated[
         int | None, typer.Option(help=with_default("Use only the first N TAT-QA contexts.", "all"))

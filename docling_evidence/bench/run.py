@@ -155,7 +155,7 @@ def index_cost(records: Sequence[ChunkRecord], max_seq_length: int | None = None
                 dup += n
             seen.add(key)
     cost: dict[str, Any] = {
-        "chunks": sum(1 for r in records if r.kind != "row"),
+        "chunks": sum(1 for r in records if r.target == r.index),
         "vectors": len(records),
         "units": len({r.unit_id for r in records}),
         "tokens_indexed": int(sum(tokens)),

@@ -9,7 +9,7 @@ whole chunk metadata under ``dl_meta``. This module adds:
   where vector-store filters can reach them;
 - :func:`evidence_ids`, stable ids for ``vectorstore.add_documents(docs, ids=...)`` that let the retriever fetch the
   missing pieces of a unit when it re-assembles one;
-- :func:`row_view_documents`, one Document per row view of each table piece (``EvidenceChunker.row_views``): add
+- :func:`view_documents`, one Document per row view of each table piece (``EvidenceChunker.views``): add
   them beside the chunk Documents (with :func:`evidence_ids`) and a row view that ranks retrieves its piece;
 - :class:`MaxPoolRetriever`, a ``BaseRetriever`` over any vector store that fetches ``fetch_k`` candidates and returns
   ``k`` distinct units (a row view hit is replaced by its piece).
@@ -52,7 +52,7 @@ SCORE_KEY = "score"
 VIEW_OF_KEY = "view_of"
 """Metadata key of a row-view Document: the :func:`piece_id` of the piece it retrieves."""
 
-VIEW_KEY = "row_view"
+VIEW_KEY = "view"
 """Metadata key of a row-view Document: its position among its piece's views."""
 
 NO_UNIT_ID_WARNING = (
@@ -159,12 +159,12 @@ def evidence_ids(docs: Sequence[Document]) -> list[str]:
     return ids
 
 
-def row_view_documents(docs: Iterable[Document], chunker: Any = None) -> list[Document]:
+def view_documents(docs: Iterable[Document], chunker: Any = None) -> list[Document]:
     """One Document per row view of each table piece among ``docs`` (the loader's Documents, with ``dl_meta``).
 
-    A view's ``page_content`` is ``chunker.contextualize_row_views(chunk)``: the row's text under the piece's headings
+    A view's ``page_content`` is ``chunker.contextualize_views(chunk)``: the row's text under the piece's headings
     (and caption), within the chunker's token limit. Its metadata is the piece's (without ``dl_meta``, with the flat
-    evidence fields) plus ``view_of`` (the piece's :func:`piece_id`) and ``row_view`` (its position). Add them to the
+    evidence fields) plus ``view_of`` (the piece's :func:`piece_id`) and ``view`` (its position). Add them to the
     same vector store as the pieces, both with :func:`evidence_ids`; :class:`MaxPoolRetriever` pools a view with its
     unit and returns the piece, never the view.
 
@@ -185,13 +185,13 @@ def row_view_documents(docs: Iterable[Document], chunker: Any = None) -> list[Do
         if not isinstance(doc, Document):
             raise TypeError(f"expected langchain_core Document objects, got {type(doc).__name__}")
         dl_meta = doc.metadata.get("dl_meta")
-        if not isinstance(dl_meta, Mapping) or not dl_meta.get("row_views"):
+        if not isinstance(dl_meta, Mapping) or not dl_meta.get("views"):
             continue
         chunk = EvidenceChunk.model_validate({"text": "", "meta": dl_meta})
         base = {key: value for key, value in doc.metadata.items() if key != "dl_meta"}
         base.update(flat_evidence_fields(dl_meta))
         pid = piece_id(doc.metadata)
-        for n, text in enumerate(chunker.contextualize_row_views(chunk)):
+        for n, text in enumerate(chunker.contextualize_views(chunk)):
             out.append(Document(page_content=text, metadata={**base, VIEW_OF_KEY: pid, VIEW_KEY: n}))
     return out
 
@@ -217,7 +217,7 @@ class MaxPoolRetriever(BaseRetriever):
     store's own order (best first), so it is correct whether the store's scores are similarities or distances; the
     score of the best piece is put in ``metadata["score"]``.
 
-    A row view among the candidates (:func:`row_view_documents`) counts for its unit at its own rank and score, and
+    A row view among the candidates (:func:`view_documents`) counts for its unit at its own rank and score, and
     is replaced by its piece (fetched with ``vectorstore.get_by_ids`` unless the piece is among the candidates).
 
     With ``reassemble=True`` each returned Document is the whole unit: the piece that ranked first, then the others in
@@ -279,7 +279,7 @@ class MaxPoolRetriever(BaseRetriever):
             except NotImplementedError:
                 raise ValueError(
                     f"{type(self.vectorstore).__name__} has no get_by_ids: row views need a vector store that can "
-                    "fetch a piece by id (or index the chunks without row_view_documents)"
+                    "fetch a piece by id (or index the chunks without view_documents)"
                 ) from None
             have.update({piece_id(d.metadata): d for d in found})
             lost = [pid for pid in missing if pid not in have]

@@ -9,8 +9,8 @@ metadata (``headings: [...]``) when embedding, which is not ``chunker.contextual
 ``node.get_content(MetadataMode.EMBED) == chunker.contextualize(chunk)``.
 
 :class:`MaxPoolPostprocessor` groups retrieved nodes by ``unit_id`` and keeps each unit once at its best score;
-:class:`MaxPoolRetriever` wraps any retriever with it. ``EvidenceNodeTransform(row_views=True)`` (or
-:func:`row_view_nodes`) adds one node per row view of each table piece (``EvidenceChunker.row_views``); the
+:class:`MaxPoolRetriever` wraps any retriever with it. ``EvidenceNodeTransform(views=True)`` (or
+:func:`view_nodes`) adds one node per row view of each table piece (``EvidenceChunker.views``); the
 postprocessor replaces a row view that ranks by its piece, looked up in the docstore.
 
 Requires the ``llamaindex`` extra (``llama-index-core``, ``llama-index-node-parser-docling``; the reader also needs
@@ -52,7 +52,7 @@ from docling_evidence.integrations.maxpool import (
 VIEW_OF_KEY = "view_of"
 """Metadata key of a row-view node: the node id of the piece it retrieves."""
 
-VIEW_KEY = "row_view"
+VIEW_KEY = "view"
 """Metadata key of a row-view node: its position among its piece's views."""
 
 VIEW_FIELDS: tuple[str, ...] = ("page_span", "unit_id", "kind", "part", "parts", "caption")
@@ -116,10 +116,10 @@ def contextualize_nodes(nodes: Sequence[BaseNode], chunker: BaseChunker | None =
     return list(nodes)
 
 
-def row_view_nodes(nodes: Sequence[BaseNode], chunker: BaseChunker | None = None) -> list[TextNode]:
+def view_nodes(nodes: Sequence[BaseNode], chunker: BaseChunker | None = None) -> list[TextNode]:
     """One node per row view of each table piece among ``nodes`` (the output of ``DoclingNodeParser``).
 
-    A view node's text is ``chunker.contextualize_row_views(chunk)``: the row's text under the piece's headings (and
+    A view node's text is ``chunker.contextualize_views(chunk)``: the row's text under the piece's headings (and
     caption), within the chunker's token limit. Its id is ``"<piece node id>:view<n>"``; its metadata holds the
     piece's evidence fields plus ``view_of`` (the piece's node id), all excluded from the embedding and LLM text.
     Index them with the pieces; :class:`MaxPoolPostprocessor` returns the piece when a view ranks.
@@ -129,15 +129,15 @@ def row_view_nodes(nodes: Sequence[BaseNode], chunker: BaseChunker | None = None
         ValueError: if a text node has no Docling chunk metadata.
     """
     chunker = _default_chunker() if chunker is None else chunker
-    if not isinstance(chunker, BaseChunker) or not hasattr(chunker, "contextualize_row_views"):
+    if not isinstance(chunker, BaseChunker) or not hasattr(chunker, "contextualize_views"):
         raise TypeError(f"chunker must be an EvidenceChunker, got {type(chunker).__name__}")
     out: list[TextNode] = []
     for node in nodes:
-        if not isinstance(node, TextNode) or node.metadata.get(VIEW_OF_KEY) or not node.metadata.get("row_views"):
+        if not isinstance(node, TextNode) or node.metadata.get(VIEW_OF_KEY) or not node.metadata.get("views"):
             continue
         chunk = _chunk_from_node(node)
         fields = {key: node.metadata[key] for key in VIEW_FIELDS if node.metadata.get(key) is not None}
-        for n, text in enumerate(chunker.contextualize_row_views(chunk)):
+        for n, text in enumerate(chunker.contextualize_views(chunk)):
             metadata = {**fields, VIEW_OF_KEY: node.node_id, VIEW_KEY: n}
             out.append(
                 TextNode(
@@ -155,17 +155,15 @@ class EvidenceNodeTransform(TransformComponent):
     """A LlamaIndex transformation applying :func:`contextualize_nodes`; put it right after ``DoclingNodeParser``.
 
     ``VectorStoreIndex.from_documents(docs, transformations=[DoclingNodeParser(chunker=c),
-    EvidenceNodeTransform(chunker=c, row_views=True)])``
+    EvidenceNodeTransform(chunker=c, views=True)])``
     """
 
     chunker: Any = Field(default=None, description="The chunker given to DoclingNodeParser (None: EvidenceChunker()).")
-    row_views: bool = Field(
-        default=False, description="Also emit the row-view nodes of each table piece (see row_view_nodes)."
-    )
+    views: bool = Field(default=False, description="Also emit the row-view nodes of each table piece (see view_nodes).")
 
     def __call__(self, nodes: Sequence[BaseNode], **kwargs: Any) -> Sequence[BaseNode]:
-        """Contextualize the nodes (see :func:`contextualize_nodes`); with ``row_views``, add their view nodes."""
-        views = row_view_nodes(nodes, self.chunker) if self.row_views else []
+        """Contextualize the nodes (see :func:`contextualize_nodes`); with ``views``, add their view nodes."""
+        views = view_nodes(nodes, self.chunker) if self.views else []
         return [*contextualize_nodes(nodes, self.chunker), *views]
 
 

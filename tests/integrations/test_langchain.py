@@ -290,23 +290,23 @@ def test_bad_k_raises_value_error(k: int, fetch_k: int, embed: Any) -> None:
 # Row views
 
 
-def _row_view_store(fleet_doc: Any, chunker: Any, embed: Any) -> tuple[Any, list[Document], list[Document]]:
-    from docling_evidence.integrations.langchain import row_view_documents
+def _view_store(fleet_doc: Any, chunker: Any, embed: Any) -> tuple[Any, list[Document], list[Document]]:
+    from docling_evidence.integrations.langchain import view_documents
 
     docs = flatten_evidence_metadata(chunk_documents(chunker, fleet_doc))
-    views = row_view_documents(docs, chunker)
+    views = view_documents(docs, chunker)
     store = InMemoryVectorStore(HashEmbeddings(embed))
     store.add_documents(docs, ids=evidence_ids(docs))
     store.add_documents(views, ids=evidence_ids(views))
     return store, docs, views
 
 
-def test_row_view_documents_point_to_their_piece(fleet_doc: Any, chunker: Any, embed: Any) -> None:
+def test_view_documents_point_to_their_piece(fleet_doc: Any, chunker: Any, embed: Any) -> None:
     from docling_evidence.integrations.langchain import VIEW_OF_KEY, piece_id
 
-    _, docs, views = _row_view_store(fleet_doc, chunker, embed)
+    _, docs, views = _view_store(fleet_doc, chunker, embed)
     chunks = list(chunker.chunk(fleet_doc))
-    assert [v.page_content for v in views] == [t for c in chunks for t in chunker.contextualize_row_views(c)]
+    assert [v.page_content for v in views] == [t for c in chunks for t in chunker.contextualize_views(c)]
     assert len(views) == 62  # 60 register rows + 2 crew rows
     pieces = {piece_id(d.metadata): d for d in docs}
     for view in views:
@@ -318,23 +318,23 @@ def test_row_view_documents_point_to_their_piece(fleet_doc: Any, chunker: Any, e
 
 
 def test_a_row_view_that_ranks_returns_its_piece(fleet_doc: Any, chunker: Any, embed: Any) -> None:
-    store, _docs, views = _row_view_store(fleet_doc, chunker, embed)
+    store, _docs, views = _view_store(fleet_doc, chunker, embed)
     view = next(v for v in views if v.page_content.endswith("Tonnage = 1444 tonnes"))  # Vessel 12
     hits = MaxPoolRetriever(vectorstore=store, k=3, fetch_k=30).invoke(view.page_content)
     assert hits[0].metadata["unit_id"] == view.metadata["unit_id"]
-    assert "| Vessel 12 |" in hits[0].page_content and "row_view" not in hits[0].metadata  # the piece, not the view
+    assert "| Vessel 12 |" in hits[0].page_content and "view" not in hits[0].metadata  # the piece, not the view
     assert len({h.metadata["unit_id"] for h in hits}) == len(hits)
     whole = MaxPoolRetriever(vectorstore=store, k=1, fetch_k=30, reassemble=True).invoke(view.page_content)[0]
     assert all(f"| Vessel {i} |" in whole.page_content for i in range(60))
 
 
 def test_row_views_need_the_pieces_in_the_store(fleet_doc: Any, chunker: Any, embed: Any) -> None:
-    from docling_evidence.integrations.langchain import row_view_documents
+    from docling_evidence.integrations.langchain import view_documents
 
-    views = row_view_documents(flatten_evidence_metadata(chunk_documents(chunker, fleet_doc)), chunker)
+    views = view_documents(flatten_evidence_metadata(chunk_documents(chunker, fleet_doc)), chunker)
     store = InMemoryVectorStore(HashEmbeddings(embed))
     store.add_documents(views, ids=evidence_ids(views))
     with pytest.raises(ValueError, match="evidence_ids"):
         MaxPoolRetriever(vectorstore=store, k=2).invoke("Vessel 3 Panama")
     with pytest.raises(TypeError, match="Document"):
-        row_view_documents(["not a document"])
+        view_documents(["not a document"])

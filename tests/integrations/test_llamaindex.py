@@ -205,33 +205,33 @@ def test_bad_k_raises_value_error(k: int, fetch_k: int, fleet_doc: Any, chunker:
 def _view_index(chunker: Any, dl_doc: Any, embed: Any) -> VectorStoreIndex:
     return VectorStoreIndex.from_documents(
         [li_document(dl_doc)],
-        transformations=[DoclingNodeParser(chunker=chunker), EvidenceNodeTransform(chunker=chunker, row_views=True)],
+        transformations=[DoclingNodeParser(chunker=chunker), EvidenceNodeTransform(chunker=chunker, views=True)],
         embed_model=hash_model(embed),
     )
 
 
-def test_row_view_nodes_embed_the_views_and_point_to_their_piece(fleet_doc: Any, chunker: Any, embed: Any) -> None:
-    from docling_evidence.integrations.llamaindex import VIEW_OF_KEY, row_view_nodes
+def test_view_nodes_embed_the_views_and_point_to_their_piece(fleet_doc: Any, chunker: Any, embed: Any) -> None:
+    from docling_evidence.integrations.llamaindex import VIEW_OF_KEY, view_nodes
 
     index = _view_index(chunker, fleet_doc, embed)
     chunks = list(chunker.chunk(fleet_doc))
-    views = [t for c in chunks for t in chunker.contextualize_row_views(c)]
+    views = [t for c in chunks for t in chunker.contextualize_views(c)]
     assert len(views) == 62
     assert sorted(index._embed_model.seen) == sorted([*(chunker.contextualize(c) for c in chunks), *views])
     nodes = DoclingNodeParser(chunker=chunker).get_nodes_from_documents([li_document(fleet_doc)])
-    view_nodes = row_view_nodes(nodes, chunker)
+    made = view_nodes(nodes, chunker)
     by_id = {n.node_id: n for n in nodes}
-    for v in view_nodes:
+    for v in made:
         piece = by_id[v.metadata[VIEW_OF_KEY]]
         assert v.metadata["unit_id"] == piece.metadata["unit_id"]
         assert v.get_content(MetadataMode.EMBED) == v.text  # metadata kept out of the embedded text
     with pytest.raises(TypeError, match="EvidenceChunker"):
-        row_view_nodes(nodes, chunker="nope")  # type: ignore[arg-type]
+        view_nodes(nodes, chunker="nope")  # type: ignore[arg-type]
 
 
 def test_a_row_view_that_ranks_returns_its_piece(fleet_doc: Any, chunker: Any, embed: Any) -> None:
     index = _view_index(chunker, fleet_doc, embed)
-    query = next(t for c in chunker.chunk(fleet_doc) for t in chunker.contextualize_row_views(c) if "1444" in t)
+    query = next(t for c in chunker.chunk(fleet_doc) for t in chunker.contextualize_views(c) if "1444" in t)
     hits = MaxPoolRetriever.from_index(index, k=3, fetch_k=30).retrieve(query)
     assert "| Vessel 12 |" in hits[0].node.get_content(MetadataMode.NONE)  # the piece, not the view
     assert "view_of" not in hits[0].node.metadata

@@ -80,40 +80,40 @@ def _doc(rows: int = 3) -> DoclingDocument:
 
 
 def test_each_piece_carries_the_views_of_its_rows_within_the_limit() -> None:
-    chunker = EvidenceChunker(max_tokens=64)
+    chunker = EvidenceChunker(tokenizer=bundled_tokenizer(64))
     chunks = list(chunker.chunk(_doc(rows=30)))
     pieces = [c for c in chunks if c.meta.kind == "table"]
     assert len(pieces) > 1
     for piece in pieces:
         a, b = piece.meta.rows
-        assert [v.split(":")[0] for v in piece.meta.row_views] == [f"Segment {i}" for i in range(a, b)]
-        for text in chunker.contextualize_row_views(piece):
+        assert [v.split(":")[0] for v in piece.meta.views] == [f"Segment {i}" for i in range(a, b)]
+        for text in chunker.contextualize_views(piece):
             assert text.startswith("Results of operations\n")  # contextualized like the chunk: headings first
             assert chunker.tokenizer.count_tokens(text) <= 64
-    assert all(not c.meta.row_views for c in chunks if c.meta.kind == "text")
+    assert all(not c.meta.views for c in chunks if c.meta.kind == "text")
     # the views are metadata only: the chunk text and the embedded text do not change
-    plain = list(EvidenceChunker(max_tokens=64, row_views=False).chunk(_doc(rows=30)))
+    plain = list(EvidenceChunker(tokenizer=bundled_tokenizer(64), views=False).chunk(_doc(rows=30)))
     assert [c.text for c in plain] == [c.text for c in chunks]
     assert [chunker.contextualize(c) for c in plain] == [chunker.contextualize(c) for c in chunks]
-    assert all(not c.meta.row_views for c in plain)
+    assert all(not c.meta.views for c in plain)
 
 
 def test_views_are_kept_out_of_the_embedded_and_llm_text() -> None:
     chunker = EvidenceChunker()
     piece = next(c for c in chunker.chunk(_doc()) if c.meta.kind == "table")
-    assert piece.meta.row_views
+    assert piece.meta.views
     assert "Segment 0: 2019 = 100.5" not in chunker.contextualize(piece)
-    assert "row_views" in piece.meta.excluded_embed and "row_views" in piece.meta.excluded_llm
+    assert "views" in piece.meta.excluded_embed and "views" in piece.meta.excluded_llm
 
 
 def test_a_row_split_by_columns_gives_each_piece_the_view_of_its_columns() -> None:
     doc = DoclingDocument(name="wide")
     header = ["Item", *(f"Quarter {q} of fiscal year 2019 ending" for q in range(1, 9))]
     add_table(doc, [header], [["Revenue", *(f"{1000 + q}.25" for q in range(8))]])
-    chunker = EvidenceChunker(max_tokens=48)
+    chunker = EvidenceChunker(tokenizer=bundled_tokenizer(48))
     pieces = [c for c in chunker.chunk(doc) if c.meta.kind == "table"]
     assert len(pieces) > 1
-    views = [v for p in pieces for v in p.meta.row_views]
+    views = [v for p in pieces for v in p.meta.views]
     assert all(v.startswith("Revenue: ") for v in views)  # the label repeated with each column group
     for q in range(8):  # every value once over the views of the pieces
         assert sum(f"{1000 + q}.25" in v for v in views) == 1
