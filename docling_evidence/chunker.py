@@ -41,7 +41,7 @@ from docling_evidence.tokenizer import (
     load_tokenizer,
 )
 from docling_evidence.units import EvidenceUnit, build_units, document_key, stable_id
-from docling_evidence.views import fitted_row_views, row_view_parts, sentence_views
+from docling_evidence.views import fitted_row_views, row_view_parts, sentence_views, shown_sentences
 
 _log = logging.getLogger(__name__)
 
@@ -198,8 +198,8 @@ class EvidenceChunker(BaseChunker):
             the first part's caption and context, every part's rows in order (a repeated header row dropped), every
             part's footnotes. Detection is conservative, see :mod:`docling_evidence.continuation`.
         views: give each chunk short texts to embed as extra vectors that retrieve it (``meta.views``,
-            :meth:`contextualize_views`; docs/views.md): a table piece one per row it shows, a text chunk one per
-            sentence (when it has two or more), a unit that took in section paragraphs one per sentence of those. No
+            :meth:`contextualize_views`; docs/views.md): a table piece one per row it shows and one per sentence of
+            the context and section paragraphs it shows, a text chunk one per sentence (when it has two or more). No
             chunk text changes; False leaves ``meta.views`` empty.
     """
 
@@ -516,7 +516,11 @@ class EvidenceChunker(BaseChunker):
         if self.views:
             caption = unit.caption.text.strip() if unit.caption else ""
             for chunk, piece in zip(chunks, pieces, strict=True):
-                chunk.meta.views = self._row_views(unit.rows, piece, caption, prefix)
+                shown = [context[i] for i in piece.kept_context]
+                chunk.meta.views = [
+                    *self._row_views(unit.rows, piece, caption, prefix),
+                    *shown_sentences(self._sentence_views(shown, prefix, 1), piece.text),
+                ]
         # the unit's span: pages of what its pieces show (a context paragraph dropped from every piece does not count)
         span = page_span(it for c in chunks for it in c.meta.doc_items)
         for c in chunks:

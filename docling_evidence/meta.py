@@ -68,8 +68,8 @@ class EvidenceMeta(DocMeta):
         description=(
             "Short texts embedded as extra vectors that retrieve this chunk (EvidenceChunker.contextualize_views):"
             " for a table piece one per row (or part of a row) it shows, '<row label>: <column> = <value>; ...'"
-            " under the caption line when it fits, then one per sentence of the section paragraphs it took in; for a"
-            " text chunk of two or more sentences, one per sentence. Empty with views=False."
+            " under the caption line when it fits, then one per sentence of the context and section paragraphs it"
+            " shows; for a text chunk of two or more sentences, one per sentence. Empty with views=False."
         ),
     )
 

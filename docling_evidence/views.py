@@ -2,10 +2,10 @@
 
 One vector per chunk cannot be about a table's rows and the paragraph that explains it at once (docs/views.md). A
 **row view**, ``"<row label>: <column> = <value>; ..."`` under the table's caption, is about one row only; a
-**sentence view** is one sentence of a text chunk (or of a section paragraph a unit took in). Indexed beside the
-chunk's own vector and max-pooled by ``unit_id``, they let a question about one row or one sentence find its chunk
-while the chunk's own vector still matches questions that need all of it. What is retrieved and handed to the reader
-is the chunk, never the view.
+**sentence view** is one sentence of a text chunk, or of a context or section paragraph a table piece shows.
+Indexed beside the chunk's own vector and max-pooled by ``unit_id``, they let a question about one row or one
+sentence find its chunk while the chunk's own vector still matches questions that need all of it. What is
+retrieved and handed to the reader is the chunk, never the view.
 """
 
 from __future__ import annotations
@@ -110,6 +110,12 @@ def sentence_views(texts: Sequence[str], fits: Callable[[str], bool], min_count:
     for sentence in sentences:
         views.extend([sentence] if fits(sentence) else _cut(sentence, fits))
     return views
+
+
+def shown_sentences(views: Sequence[str], text: str) -> list[str]:
+    """The ``views`` whose words ``text`` shows in that order (a context sentence a piece left out is dropped)."""
+    folded = " ".join(text.split())
+    return [v for v in views if v in folded]
 
 
 def _cut(text: str, fits: Callable[[str], bool]) -> list[str]:

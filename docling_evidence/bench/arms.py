@@ -248,7 +248,7 @@ def chunk_document(
     if arm in ("rowsplit", "hybrid-views"):
         records.extend(_row_records(arm, doc_id, doc, chunks, records))
     if arm == "hybrid-views":
-        records.extend(_sentence_records(arm, doc_id, chunker, chunks, records))
+        records.extend(_sentence_records(arm, doc_id, doc, chunker, chunks, records))
     elif evidence_arm and arm != "evidence-single":
         records.extend(_view_records(arm, doc_id, chunker, chunks, records))
     return records
@@ -263,26 +263,34 @@ def _view_records(
         for text in chunker.contextualize_views(chunk):  # type: ignore[attr-defined]
             rec = records[i]
             views.append(
-                ChunkRecord(arm, doc_id, len(records) + len(views), text, rec.unit_id, rec.page_span, i, "row")
+                ChunkRecord(arm, doc_id, len(records) + len(views), text, rec.unit_id, rec.page_span, i, "view")
             )
     return views
 
 
 def _sentence_records(
-    arm: str, doc_id: str, chunker: BaseChunker, chunks: list[Any], records: list[ChunkRecord]
+    arm: str, doc_id: str, doc: DoclingDocument, chunker: BaseChunker, chunks: list[Any], records: list[ChunkRecord]
 ) -> list[ChunkRecord]:
-    """One record per sentence of each chunk without a table (HybridChunker's text chunks), pointing to it: the
-    sentence views EvidenceChunker gives its text chunks (:func:`docling_evidence.views.sentence_views`)."""
-    from docling_evidence.views import sentence_views
+    """One record per sentence of each chunk's text, pointing to it: the sentence views EvidenceChunker gives its
+    chunks (:func:`docling_evidence.views.sentence_views`): a chunk without a table when it has two sentences or
+    more, a chunk with a table one per sentence of its paragraphs."""
+    from docling_core.types.doc import RefItem, TextItem
+
+    from docling_evidence.views import sentence_views, shown_sentences
 
     limit = chunker.tokenizer.get_max_tokens()  # type: ignore[attr-defined]
     count = chunker.tokenizer.count_tokens  # type: ignore[attr-defined]
     out: list[ChunkRecord] = []
     for i, chunk in enumerate(chunks):
-        if any(it.self_ref.startswith("#/tables/") for it in chunk.meta.doc_items):
-            continue
+        has_table = any(it.self_ref.startswith("#/tables/") for it in chunk.meta.doc_items)
+        if has_table:  # the chunk's paragraphs (its doc items are plain DocItems: read them from the document)
+            items = [RefItem(cref=it.self_ref).resolve(doc) for it in chunk.meta.doc_items]
+            texts = [it.text for it in items if isinstance(it, TextItem)]
+        else:
+            texts = [chunk.text]
         prefix = chunker.contextualize(chunk.model_copy(update={"text": ""}))
-        for text in sentence_views([chunk.text], lambda body, p=prefix: count(p + body) <= limit):
+        views = sentence_views(texts, lambda body, p=prefix: count(p + body) <= limit, 1 if has_table else 2)
+        for text in shown_sentences(views, chunk.text):
             embed = chunker.contextualize(chunk.model_copy(update={"text": text}))
             rec = records[i]
             index = len(records) + len(out)

@@ -9,7 +9,7 @@ from docling_evidence import EvidenceChunker
 from docling_evidence.bench.arms import build_arm
 from docling_evidence.table_rows import TableRows
 from docling_evidence.tokenizer import bundled_tokenizer
-from docling_evidence.views import fitted_row_views, join_row_view, row_view_parts
+from docling_evidence.views import fitted_row_views, join_row_view, row_view_parts, sentence_views
 
 ROWS = TableRows(
     header=(("", "Fiscal", "Fiscal"), ("", "2019", "2018")),
@@ -86,7 +86,9 @@ def test_each_piece_carries_the_views_of_its_rows_within_the_limit() -> None:
     assert len(pieces) > 1
     for piece in pieces:
         a, b = piece.meta.rows
-        assert [v.split(":")[0] for v in piece.meta.views] == [f"Segment {i}" for i in range(a, b)]
+        rows = [v for v in piece.meta.views if v.startswith("Segment ")]
+        assert [v.split(":")[0] for v in rows] == [f"Segment {i}" for i in range(a, b)]
+        assert set(piece.meta.views) - set(rows) <= {"The following table shows revenue by segment, in millions:"}
         for text in chunker.contextualize_views(piece):
             assert text.startswith("Results of operations\n")  # contextualized like the chunk: headings first
             assert chunker.tokenizer.count_tokens(text) <= 64
@@ -124,11 +126,69 @@ def test_bench_evidence_arm_indexes_views_pointing_to_their_piece() -> None:
     chunker = EvidenceChunker(tokenizer=bundled_tokenizer(256))
     records = build_arm("evidence", docs, chunker)
     single = build_arm("evidence-single", docs, chunker)
-    rows = [r for r in records if r.kind == "row"]
+    rows = [r for r in records if r.kind == "view"]
     assert [r.embed_text for r in records[: len(single)]] == [r.embed_text for r in single]
-    assert all(r.kind != "row" for r in single)
-    assert len(rows) == 3
+    assert all(r.kind != "view" for r in single)
+    assert len(rows) == 4  # three rows and the context sentence
     for r in rows:
         piece = records[r.target]
         assert piece.kind == "table" and r.unit_id == piece.unit_id
         assert r.embed_text.split("\n")[-1].split(":")[0] in piece.embed_text
+
+
+def test_sentence_views_one_per_sentence_only_when_there_are_two() -> None:
+    fits = _words_fit(50)
+    assert sentence_views(["Revenue grew. Costs fell."], fits) == ["Revenue grew.", "Costs fell."]
+    assert sentence_views(["Revenue grew."], fits) == []  # the chunk's own vector is that sentence
+    assert sentence_views(["Revenue grew."], fits, min_count=1) == ["Revenue grew."]
+    # each line on its own (merged paragraphs), whitespace folded
+    assert sentence_views(["Heading line\nA  first sentence. A second."], fits) == [
+        "Heading line",
+        "A first sentence.",
+        "A second.",
+    ]
+    long = " ".join(f"w{i}" for i in range(12)) + ". Short."
+    views = sentence_views([long], _words_fit(5))
+    assert all(len(v.split()) <= 5 for v in views) and views[-1] == "Short."
+
+
+def test_text_chunks_and_pieces_carry_the_views_of_their_sentences() -> None:
+    doc = DoclingDocument(name="peers")
+    doc.add_heading("Results")
+    doc.add_text(DocItemLabel.TEXT, "Sales rose in Europe. Margins held steady across the year.")
+    doc.add_text(DocItemLabel.TEXT, "The table below shows revenue by segment:")
+    add_table(doc, [["Segment", "2019"]], [["North", "10.5"], ["South", "7.1"]])
+    doc.add_heading("Outlook")
+    doc.add_text(DocItemLabel.TEXT, "We expect growth. Hiring continues in Asia.")
+    chunker = EvidenceChunker(tokenizer=bundled_tokenizer(256))
+    chunks = list(chunker.chunk(doc))
+    unit = next(c for c in chunks if c.meta.kind == "table")
+    assert "Sales rose in Europe." in unit.text  # context (or a section peer) shown in the unit
+    assert unit.meta.views == [
+        "North: 2019 = 10.5",
+        "South: 2019 = 7.1",
+        "Sales rose in Europe.",
+        "Margins held steady across the year.",
+        "The table below shows revenue by segment:",
+    ]
+    text = next(c for c in chunks if c.meta.kind == "text" and "growth" in c.text)
+    assert text.meta.views == ["We expect growth.", "Hiring continues in Asia."]
+    assert chunker.contextualize_views(text) == ["Outlook\nWe expect growth.", "Outlook\nHiring continues in Asia."]
+    plain = list(EvidenceChunker(tokenizer=bundled_tokenizer(256), views=False).chunk(doc))
+    assert [c.text for c in plain] == [c.text for c in chunks] and not any(c.meta.views for c in plain)
+
+
+def test_bench_hybrid_views_control_gets_the_same_kinds_of_views() -> None:
+    doc = DoclingDocument(name="control")
+    doc.add_heading("Results")
+    doc.add_text(DocItemLabel.TEXT, "Sales rose in Europe. Margins held steady.")
+    add_table(doc, [["Segment", "2019"]], [["North", "10.5"], ["South", "7.1"]])
+    records = build_arm("hybrid-views", {"d": doc})
+    hybrid = build_arm("hybrid", {"d": doc})
+    assert [r.embed_text for r in records[: len(hybrid)]] == [r.embed_text for r in hybrid]
+    rows = [r for r in records if r.kind == "row"]
+    sentences = [r for r in records if r.kind == "sentence"]
+    assert [r.embed_text.split("\n")[-1] for r in rows] == ["North: 2019 = 10.5", "South: 2019 = 7.1"]
+    # HybridChunker merged the paragraph and the table into one chunk: its sentences get views there
+    assert [r.embed_text for r in sentences] == ["Results\nSales rose in Europe.", "Results\nMargins held steady."]
+    assert all(r.embed_text.split("\n")[-1] in records[r.target].embed_text for r in sentences)
