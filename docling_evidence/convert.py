@@ -466,8 +466,10 @@ def chunk_record(chunk: EvidenceChunk, chunker: BaseChunker, source: str | Path)
     """The JSON object the CLI writes for one chunk.
 
     ``text`` is ``chunker.contextualize(chunk)`` (what to embed); ``meta`` is a flat summary (source file, pages,
-    unit, part, headings, caption, doc item refs and their roles, token count); ``chunk`` is the full chunk as
-    ``chunk.model_dump(mode="json", by_alias=True)``, so ``EvidenceChunk.model_validate(record["chunk"])`` restores it.
+    unit, part, headings, caption, doc item refs and their roles, token count, and ``views``: the chunk's view texts
+    as ``contextualize_views`` gives them, each to embed as an extra vector retrieving this chunk); ``chunk`` is the
+    full chunk as ``chunk.model_dump(mode="json", by_alias=True)``, so ``EvidenceChunk.model_validate(record["chunk"])``
+    restores it.
     """
     text = chunker.contextualize(chunk)
     meta = chunk.meta
@@ -487,6 +489,7 @@ def chunk_record(chunk: EvidenceChunk, chunker: BaseChunker, source: str | Path)
             "doc_items": [item.self_ref for item in meta.doc_items],
             "roles": dict(getattr(meta, "roles", {})),
             "num_tokens": count_tokens(chunker, text),
+            "views": list(chunker.contextualize_views(chunk)) if hasattr(chunker, "contextualize_views") else [],
         },
         "chunk": chunk.model_dump(mode="json", by_alias=True),
     }

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
+from docling_evidence import EvidenceChunker
 from docling_evidence.cli import app
 from docling_evidence.meta import EvidenceChunk
 from docling_evidence.tokenizer import BUNDLED_TOKENIZER_DIR, bundled_tokenizer
@@ -31,6 +32,11 @@ def test_jsonl_to_stdout_revalidates_into_evidence_chunks(runner: CliRunner, exa
         assert record["meta"]["source"] == str(example_json)
         assert record["meta"]["num_tokens"] == bundled_tokenizer().count_tokens(record["text"])
         assert set(record["meta"]["roles"].values()) <= {"caption", "context", "table", "footnote", "text"}
+        # the views to embed beside the chunk: as contextualize_views gives them, each within the limit
+        chunker = EvidenceChunker()
+        assert record["meta"]["views"] == chunker.contextualize_views(chunk)
+        assert all(bundled_tokenizer().count_tokens(v) <= 256 for v in record["meta"]["views"])
+    assert all(r["meta"]["views"] for r in tables), "every table piece has row views"
     # The 64-row vessel register cannot fit in 256 tokens: its pieces share one unit id and count parts.
     register = [r for r in tables if (r["meta"]["caption"] or "").startswith("Table 3")]
     assert len(register) > 1
