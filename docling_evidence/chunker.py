@@ -535,8 +535,11 @@ class EvidenceChunker(BaseChunker):
             return self._count(prefix + body) <= limit
 
         views: list[str] = []
+        labels = tuple(range(rows.label_cols))
         for row, cols, cell_text in piece.row_slices:
-            label, values = row_view_parts(rows, row, cols, cell_text)
+            # a piece of a row split by columns may show its values without the label: the view names the row anyway
+            view_cols = cols if cols is None else (*(c for c in labels if c not in cols), *cols)
+            label, values = row_view_parts(rows, row, view_cols, cell_text)
             views.extend(fitted_row_views(label, values, one_line(caption), fits))
         return views
 

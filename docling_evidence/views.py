@@ -10,11 +10,16 @@ retrieved and handed to the reader is the chunk, never the view.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 
 from docling_evidence.sentences import sentence_spans
 from docling_evidence.table_format import column_label, one_line
 from docling_evidence.table_rows import TableRows
+
+_WORD = re.compile(r"\w")
+GAP_MARK = "…"
+"""What joins the chosen sentences of a context paragraph (``docling_evidence.chunker``); not part of a sentence."""
 
 VALUE_SEP = "; "
 """Joins the ``<column> = <value>`` parts of a row view."""
@@ -42,7 +47,7 @@ def row_view_parts(
             if text not in labels:
                 labels.append(text)
             continue
-        name = column_label(rows.header, c)
+        name = one_line(column_label(rows.header, c)).strip()
         values.append(f"{name} = {text}" if name else text)
     return " ".join(labels), values
 
@@ -94,16 +99,17 @@ def fitted_row_views(label: str, values: Sequence[str], caption: str, fits: Call
 
 
 def sentence_views(texts: Sequence[str], fits: Callable[[str], bool], min_count: int = 2) -> list[str]:
-    """One view per sentence of ``texts`` (each line of each text split on its own), each ``fits`` (a longer one cut
-    into parts); ``[]`` when there are fewer than ``min_count`` sentences (a chunk of one sentence: its own vector is
-    that sentence)."""
-    sentences = [
-        " ".join(line[a:b].split())
-        for text in texts
-        for line in text.splitlines()
-        for a, b in sentence_spans(line)
-        if line[a:b].strip()
-    ]
+    """One view per distinct sentence of ``texts`` (each line of each text split on its own; the context gap mark and
+    lines without a word character left out), each ``fits`` (a longer one cut into parts); ``[]`` when there are
+    fewer than ``min_count`` sentences (a chunk of one sentence: its own vector is that sentence)."""
+    sentences: list[str] = []
+    for text in texts:
+        for line in text.splitlines():
+            for a, b in sentence_spans(line):
+                sentence = " ".join(line[a:b].split()).strip(f" {GAP_MARK}")
+                # markup lines of a table or code block ("|---|", "```") have no words to match
+                if _WORD.search(sentence) and sentence not in sentences:
+                    sentences.append(sentence)
     if len(sentences) < min_count:
         return []
     views: list[str] = []

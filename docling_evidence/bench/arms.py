@@ -175,28 +175,20 @@ def make_chunker(arm: str, max_tokens: int = DEFAULT_MAX_TOKENS) -> BaseChunker:
 def table_row_texts(table: TableItem, doc: DoclingDocument) -> list[tuple[str, list[str]]]:
     """One ``(text, cell_texts)`` per body row: ``"<row label>: <column label> = <value>; ..."``.
 
-    The same row text as EvidenceChunker's row views (:func:`docling_evidence.views.row_view_parts`), so the
-    ``rowsplit`` control gives HybridChunker's tables exactly the row vectors ``evidence`` gets. The table is read by
-    :func:`docling_evidence.table_rows.table_rows`, the chunker's reader; a cell spanning several columns counts once.
+    Exactly EvidenceChunker's row text (:func:`docling_evidence.views.row_view_parts` over every column), so the
+    ``rowsplit`` and ``hybrid-views`` controls give HybridChunker's tables the row vectors ``evidence`` gets. The table
+    is read by :func:`docling_evidence.table_rows.table_rows`, the chunker's reader (a merged cell is read in every
+    column it spans, each under its column's label).
     """
     from docling_evidence.table_rows import table_rows
     from docling_evidence.views import join_row_view, row_view_parts
 
     rows = table_rows(table, doc)
-    # slots right of a cell's first column repeat that merged cell: read it once
-    continued = {
-        (r, c)
-        for cell in table.data.table_cells
-        for r in range(cell.start_row_offset_idx, cell.end_row_offset_idx)
-        for c in range(cell.start_col_offset_idx + 1, cell.end_col_offset_idx)
-    }
     out: list[tuple[str, list[str]]] = []
     for k, row in enumerate(rows.body):
-        i = k + len(rows.header)
-        cols = [j for j, text in enumerate(row) if not ((i, j) in continued and j and text == row[j - 1])]
-        cells = [row[j] for j in cols if row[j]]
+        cells = [text for text in row if text]
         if cells:
-            out.append((join_row_view(*row_view_parts(rows, k, cols)), cells))
+            out.append((join_row_view(*row_view_parts(rows, k)), cells))
     return out
 
 

@@ -19,6 +19,8 @@ Requires the ``llamaindex`` extra (``llama-index-core``, ``llama-index-node-pars
 
 from __future__ import annotations
 
+import contextlib
+import math
 import warnings
 from collections.abc import Sequence
 from typing import Any
@@ -106,7 +108,7 @@ def contextualize_nodes(nodes: Sequence[BaseNode], chunker: BaseChunker | None =
     if not isinstance(chunker, BaseChunker):
         raise TypeError(f"chunker must be a docling-core BaseChunker, got {type(chunker).__name__}")
     for node in nodes:
-        if not isinstance(node, TextNode) or node.metadata.get(CONTEXTUALIZED_KEY):
+        if not isinstance(node, TextNode) or node.metadata.get(CONTEXTUALIZED_KEY) or node.metadata.get(VIEW_OF_KEY):
             continue
         node.text = chunker.contextualize(_chunk_from_node(node))
         node.metadata[CONTEXTUALIZED_KEY] = True
@@ -117,12 +119,13 @@ def contextualize_nodes(nodes: Sequence[BaseNode], chunker: BaseChunker | None =
 
 
 def view_nodes(nodes: Sequence[BaseNode], chunker: BaseChunker | None = None) -> list[TextNode]:
-    """One node per row view of each table piece among ``nodes`` (the output of ``DoclingNodeParser``).
+    """One node per view of each chunk node among ``nodes`` (the output of ``DoclingNodeParser``): its rows and
+    sentences (``EvidenceChunker.contextualize_views``), each within the chunker's token limit.
 
-    A view node's text is ``chunker.contextualize_views(chunk)``: the row's text under the piece's headings (and
-    caption), within the chunker's token limit. Its id is ``"<piece node id>:view<n>"``; its metadata holds the
-    piece's evidence fields plus ``view_of`` (the piece's node id), all excluded from the embedding and LLM text.
-    Index them with the pieces; :class:`MaxPoolPostprocessor` returns the piece when a view ranks.
+    A view node's id is ``"<chunk node id>:view<n>"``; its metadata holds the chunk's evidence fields plus ``view_of``
+    (the chunk's node id), all excluded from the embedding and LLM text; it shares the chunk's source document, so
+    deleting or updating the document removes its views too. Views already among ``nodes`` are not made again.
+    Index them with the chunks; :class:`MaxPoolPostprocessor` returns the chunk when a view ranks.
 
     Raises:
         TypeError: if ``chunker`` is not a docling-core ``BaseChunker``.
@@ -131,12 +134,16 @@ def view_nodes(nodes: Sequence[BaseNode], chunker: BaseChunker | None = None) ->
     chunker = _default_chunker() if chunker is None else chunker
     if not isinstance(chunker, BaseChunker) or not hasattr(chunker, "contextualize_views"):
         raise TypeError(f"chunker must be an EvidenceChunker, got {type(chunker).__name__}")
+    present = {node.node_id for node in nodes}
     out: list[TextNode] = []
     for node in nodes:
         if not isinstance(node, TextNode) or node.metadata.get(VIEW_OF_KEY) or not node.metadata.get("views"):
             continue
+        if f"{node.node_id}:view0" in present:
+            continue  # made before (the transform applied twice)
         chunk = _chunk_from_node(node)
         fields = {key: node.metadata[key] for key in VIEW_FIELDS if node.metadata.get(key) is not None}
+        source = {k: v for k, v in node.relationships.items() if k == NodeRelationship.SOURCE}
         for n, text in enumerate(chunker.contextualize_views(chunk)):
             metadata = {**fields, VIEW_OF_KEY: node.node_id, VIEW_KEY: n}
             out.append(
@@ -146,6 +153,7 @@ def view_nodes(nodes: Sequence[BaseNode], chunker: BaseChunker | None = None) ->
                     metadata=metadata,
                     excluded_embed_metadata_keys=list(metadata),
                     excluded_llm_metadata_keys=list(metadata),
+                    relationships=dict(source),
                 )
             )
     return out
@@ -159,7 +167,7 @@ class EvidenceNodeTransform(TransformComponent):
     """
 
     chunker: Any = Field(default=None, description="The chunker given to DoclingNodeParser (None: EvidenceChunker()).")
-    views: bool = Field(default=False, description="Also emit the row-view nodes of each table piece (see view_nodes).")
+    views: bool = Field(default=False, description="Also emit the view nodes of each chunk node (see view_nodes).")
 
     def __call__(self, nodes: Sequence[BaseNode], **kwargs: Any) -> Sequence[BaseNode]:
         """Contextualize the nodes (see :func:`contextualize_nodes`); with ``views``, add their view nodes."""
@@ -201,6 +209,10 @@ class MaxPoolPostprocessor(BaseNodePostprocessor):
         default="best_first", description="Re-assembled: the best piece first, or 'reading' (part order)."
     )
     docstore: BaseDocumentStore | None = Field(default=None, description="Where to look up missing pieces.")
+    vector_store: Any = Field(
+        default=None,
+        description="Where to look up a view's chunk when the docstore lacks it (a vector store that keeps the text).",
+    )
 
     _warned: bool = PrivateAttr(default=False)
 
@@ -225,26 +237,49 @@ class MaxPoolPostprocessor(BaseNodePostprocessor):
         return [self._unit_node(unit) for unit in units]
 
     def _pieces_of_views(self, nodes: list[NodeWithScore]) -> list[NodeWithScore]:
-        """Each row-view hit replaced by its piece at the view's score; a piece listed twice keeps its first hit."""
-        if not any(hit.node.metadata.get(VIEW_OF_KEY) for hit in nodes):
+        """Each view hit replaced by its chunk at the view's score; a chunk hit more than once keeps its best score
+        (at its first position: the pooling orders by score)."""
+        wanted = list(
+            dict.fromkeys(str(h.node.metadata[VIEW_OF_KEY]) for h in nodes if h.node.metadata.get(VIEW_OF_KEY))
+        )
+        if not wanted:
             return nodes
-        out: list[NodeWithScore] = []
-        seen: set[str] = set()
+        found = self._fetch(wanted)
+        best: dict[str, NodeWithScore] = {}
         for hit in nodes:
             view_of = hit.node.metadata.get(VIEW_OF_KEY)
-            node = hit.node
-            if view_of:
-                piece = self.docstore.get_node(str(view_of), raise_error=False) if self.docstore is not None else None
-                if piece is None:
-                    raise ValueError(
-                        f"the piece {view_of!r} of a retrieved row view is not in the docstore: give "
-                        "MaxPoolPostprocessor the index's docstore (MaxPoolRetriever.from_index does)"
-                    )
-                node = piece
-            if node.node_id not in seen:
-                seen.add(node.node_id)
-                out.append(NodeWithScore(node=node, score=hit.score))
-        return out
+            node = found[str(view_of)] if view_of else hit.node
+            current = best.get(node.node_id)
+            if current is None:
+                best[node.node_id] = NodeWithScore(node=node, score=hit.score)
+            elif (
+                hit.score is not None
+                and not math.isnan(hit.score)
+                and (current.score is None or math.isnan(current.score) or hit.score > current.score)
+            ):
+                current.score = hit.score
+        return list(best.values())
+
+    def _fetch(self, node_ids: list[str]) -> dict[str, BaseNode]:
+        """The chunks of the views, from the docstore, else from a vector store that keeps the text."""
+        found: dict[str, BaseNode] = {}
+        for node_id in node_ids:
+            node = self.docstore.get_node(node_id, raise_error=False) if self.docstore is not None else None
+            if node is not None:
+                found[node_id] = node
+        missing = [i for i in node_ids if i not in found]
+        if missing and self.vector_store is not None and getattr(self.vector_store, "stores_text", False):
+            with contextlib.suppress(NotImplementedError):
+                found.update({n.node_id: n for n in self.vector_store.get_nodes(node_ids=missing)})
+        lost = [i for i in node_ids if i not in found]
+        if lost:
+            raise ValueError(
+                f"the chunk {lost[0]!r} of a retrieved view is in neither the docstore nor the vector store: use "
+                "MaxPoolRetriever.from_index(index), or give MaxPoolPostprocessor docstore=index.docstore (with a "
+                "vector store that keeps the text, vector_store=index.vector_store, or build the index with "
+                "store_nodes_override=True)"
+            )
+        return found
 
     def _unit_node(self, unit: PooledUnit[NodeWithScore]) -> NodeWithScore:
         if not self.reassemble or not unit.has_unit_id:
@@ -306,14 +341,17 @@ class MaxPoolRetriever(BaseRetriever):
         reassemble: bool = False,
         docstore: BaseDocumentStore | None = None,
         piece_order: PieceOrder = "best_first",
+        vector_store: Any = None,
         **kwargs: Any,
     ) -> None:
-        """Wrap ``retriever``; see :class:`MaxPoolPostprocessor` for ``reassemble``, ``piece_order`` and
-        ``docstore``."""
+        """Wrap ``retriever``; see :class:`MaxPoolPostprocessor` for ``reassemble``, ``piece_order``, ``docstore``
+        and ``vector_store``."""
         if not isinstance(retriever, BaseRetriever):
             raise TypeError(f"retriever must be a LlamaIndex BaseRetriever, got {type(retriever).__name__}")
         self._inner = retriever
-        self._pool = MaxPoolPostprocessor(top_n=k, reassemble=reassemble, docstore=docstore, piece_order=piece_order)
+        self._pool = MaxPoolPostprocessor(
+            top_n=k, reassemble=reassemble, docstore=docstore, piece_order=piece_order, vector_store=vector_store
+        )
         super().__init__(**kwargs)
 
     @classmethod
@@ -337,6 +375,7 @@ class MaxPoolRetriever(BaseRetriever):
             reassemble=reassemble,
             docstore=index.docstore,
             piece_order=piece_order,
+            vector_store=getattr(index, "vector_store", None),
         )
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:

@@ -148,8 +148,9 @@ def merge_piece_metadata(metas: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
 
     The first piece's metadata, with what differs from piece to piece combined so that it describes the joined text:
     ``doc_items`` (every piece's, in order, each item once by ``self_ref``), ``roles`` and ``context_spans`` (union;
-    a context item's spans once each, in order), ``rows`` (from the lowest first row to the highest end, over the
-    pieces that hold rows) and ``page_span`` (every page, sorted). ``part`` / ``parts`` are the caller's to set.
+    a context item's spans once each, in order), ``views`` (every piece's, in order), ``rows`` (from the lowest first
+    row to the highest end, over the pieces that hold rows) and ``page_span`` (every page, sorted). ``part`` /
+    ``parts`` are the caller's to set.
     """
     if not metas:
         return {}
@@ -175,6 +176,8 @@ def merge_piece_metadata(metas: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
                         spans = merged.setdefault(ref, [])
                         spans.extend(s for s in value if s not in spans)
             out[key] = merged
+    if any(isinstance(m.get("views"), Sequence) for m in metas):  # every joined piece's views, in order
+        out["views"] = [v for m in metas for v in (m.get("views") or ())]
     rows = [m["rows"] for m in metas if isinstance(m.get("rows"), Sequence) and len(m["rows"]) == 2]
     if rows:
         out["rows"] = [min(int(r[0]) for r in rows), max(int(r[1]) for r in rows)]

@@ -116,7 +116,7 @@ def test_build_arm_keeps_document_order_and_prefixes_units() -> None:
     assert len({r.unit_id for r in records}) == len(records)
 
 
-def test_table_row_texts_read_headers_as_the_chunker_does_and_merged_cells_once() -> None:
+def test_table_row_texts_are_the_chunkers_row_views() -> None:
     from docling_core.types.doc import TableCell, TableData
 
     from docling_evidence.table_rows import table_rows
@@ -140,4 +140,9 @@ def test_table_row_texts_read_headers_as_the_chunker_does_and_merged_cells_once(
     table = doc.add_table(data=TableData(num_rows=3, num_cols=3, table_cells=cells))
     assert len(table_rows(table, doc).header) == 1
     rows = table_row_texts(table, doc)
-    assert rows == [("North: n/a", ["North", "n/a"]), ("South: -; 2019 = -", ["South", "-", "-"])]
+    # a merged value is read under every column it spans, as EvidenceChunker's row views read it
+    assert rows == [("North: n/a; 2019 = n/a", ["North", "n/a", "n/a"]), ("South: -; 2019 = -", ["South", "-", "-"])]
+    from docling_evidence import EvidenceChunker
+
+    piece = next(c for c in EvidenceChunker().chunk(doc) if c.meta.kind == "table")
+    assert piece.meta.views[: len(rows)] == [text for text, _ in rows]

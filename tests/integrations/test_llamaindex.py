@@ -240,3 +240,103 @@ def test_a_row_view_that_ranks_returns_its_piece(fleet_doc: Any, chunker: Any, e
     assert any("view_of" in h.node.metadata for h in flat)
     with pytest.raises(ValueError, match="docstore"):
         MaxPoolPostprocessor(top_n=2).postprocess_nodes(flat)
+
+
+def test_the_transform_applied_twice_adds_no_view_twice(fleet_doc: Any, chunker: Any) -> None:
+    nodes = DoclingNodeParser(chunker=chunker).get_nodes_from_documents([li_document(fleet_doc)])
+    transform = EvidenceNodeTransform(chunker=chunker, views=True)
+    once = transform(nodes)
+    twice = transform(list(once))
+    assert [n.node_id for n in twice] == [n.node_id for n in once]
+    assert len(once) == len(nodes) + 63
+
+
+def test_views_go_with_their_document(fleet_doc: Any, chunker: Any, embed: Any) -> None:
+    document = li_document(fleet_doc)
+    document.id_ = "report-v1"
+    index = VectorStoreIndex.from_documents(
+        [document],
+        transformations=[DoclingNodeParser(chunker=chunker), EvidenceNodeTransform(chunker=chunker, views=True)],
+        embed_model=hash_model(embed),
+    )
+    assert len(index.vector_store.data.embedding_dict) == len(list(chunker.chunk(fleet_doc))) + 63
+    index.delete_ref_doc("report-v1", delete_from_docstore=True)
+    assert not index.vector_store.data.embedding_dict  # the views left with their document
+    assert MaxPoolRetriever.from_index(index, k=3, fetch_k=30).retrieve("Vessel 12") == []
+
+
+def test_a_chunk_hit_twice_ranks_at_its_best_score() -> None:
+    from llama_index.core.storage.docstore import SimpleDocumentStore
+
+    from docling_evidence.integrations.llamaindex import VIEW_OF_KEY
+
+    piece = TextNode(id_="P", text="piece", metadata={"unit_id": "U1"})
+    other = TextNode(id_="Q", text="other", metadata={"unit_id": "U2"})
+    view = TextNode(id_="P:view0", text="row", metadata={"unit_id": "U1", VIEW_OF_KEY: "P"})
+    docstore = SimpleDocumentStore()
+    docstore.add_documents([piece, other])
+    hits = [
+        NodeWithScore(node=piece, score=0.5),
+        NodeWithScore(node=other, score=0.7),
+        NodeWithScore(node=view, score=0.9),
+    ]
+    pooled = MaxPoolPostprocessor(top_n=2, docstore=docstore).postprocess_nodes(hits)
+    assert [(n.node.node_id, n.score) for n in pooled] == [("P", 0.9), ("Q", 0.7)]
+
+
+def test_views_with_a_vector_store_that_keeps_the_text(fleet_doc: Any, chunker: Any, embed: Any) -> None:
+    import numpy as np
+    from llama_index.core import StorageContext
+    from llama_index.core.vector_stores.types import (
+        BasePydanticVectorStore,
+        VectorStoreQuery,
+        VectorStoreQueryResult,
+    )
+
+    class TextStore(BasePydanticVectorStore):
+        """Keeps the nodes itself (as Chroma, Qdrant or PGVector do): LlamaIndex leaves the docstore empty."""
+
+        stores_text: bool = True
+        nodes: dict = Field(default_factory=dict)
+        fetch: bool = True
+
+        @property
+        def client(self) -> None:
+            return None
+
+        def add(self, nodes: list[Any], **kwargs: Any) -> list[str]:
+            self.nodes.update({n.node_id: n for n in nodes})
+            return [n.node_id for n in nodes]
+
+        def delete(self, ref_doc_id: str, **kwargs: Any) -> None:
+            return None
+
+        def query(self, query: VectorStoreQuery, **kwargs: Any) -> VectorStoreQueryResult:
+            ids = list(self.nodes)
+            scores = np.array([self.nodes[i].embedding for i in ids]) @ np.array(query.query_embedding)
+            order = np.argsort(-scores)[: query.similarity_top_k]
+            return VectorStoreQueryResult(
+                nodes=[self.nodes[ids[i]] for i in order],
+                similarities=[float(scores[i]) for i in order],
+                ids=[ids[i] for i in order],
+            )
+
+        def get_nodes(self, node_ids: list[str] | None = None, **kwargs: Any) -> list[Any]:
+            if not self.fetch:
+                raise NotImplementedError
+            return [self.nodes[i] for i in node_ids or [] if i in self.nodes]
+
+    store = TextStore()
+    index = VectorStoreIndex.from_documents(
+        [li_document(fleet_doc)],
+        transformations=[DoclingNodeParser(chunker=chunker), EvidenceNodeTransform(chunker=chunker, views=True)],
+        embed_model=hash_model(embed),
+        storage_context=StorageContext.from_defaults(vector_store=store),
+    )
+    assert not index.docstore.docs
+    query = next(t for c in chunker.chunk(fleet_doc) for t in chunker.contextualize_views(c) if "1444" in t)
+    hits = MaxPoolRetriever.from_index(index, k=3, fetch_k=30).retrieve(query)
+    assert "| Vessel 12 |" in hits[0].node.get_content(MetadataMode.NONE)
+    store.fetch = False
+    with pytest.raises(ValueError, match="store_nodes_override"):
+        MaxPoolRetriever.from_index(index, k=3, fetch_k=30).retrieve(query)
