@@ -9,7 +9,7 @@ whole chunk metadata under ``dl_meta``. This module adds:
   where vector-store filters can reach them;
 - :func:`evidence_ids`, stable ids for ``vectorstore.add_documents(docs, ids=...)`` that let the retriever fetch the
   missing pieces of a unit when it re-assembles one;
-- :func:`view_documents`, one Document per row view of each table piece (``EvidenceChunker.views``): add
+- :func:`view_documents`, one Document per view of each chunk (its rows and sentences, ``EvidenceChunker.views``): add
   them beside the chunk Documents (with :func:`evidence_ids`) and a row view that ranks retrieves its piece;
 - :class:`MaxPoolRetriever`, a ``BaseRetriever`` over any vector store that fetches ``fetch_k`` candidates and returns
   ``k`` distinct units (a row view hit is replaced by its piece).
@@ -50,10 +50,10 @@ SCORE_KEY = "score"
 """Metadata key where :class:`MaxPoolRetriever` puts the unit's best score (when the vector store gives scores)."""
 
 VIEW_OF_KEY = "view_of"
-"""Metadata key of a row-view Document: the :func:`piece_id` of the piece it retrieves."""
+"""Metadata key of a view Document: the :func:`piece_id` of the chunk it retrieves."""
 
 VIEW_KEY = "view"
-"""Metadata key of a row-view Document: its position among its piece's views."""
+"""Metadata key of a view Document: its position among its chunk's views."""
 
 NO_UNIT_ID_WARNING = (
     "MaxPoolRetriever: some retrieved Documents carry no 'unit_id' (not chunked by EvidenceChunker, or metadata not "
@@ -160,7 +160,7 @@ def evidence_ids(docs: Sequence[Document]) -> list[str]:
 
 
 def view_documents(docs: Iterable[Document], chunker: Any = None) -> list[Document]:
-    """One Document per row view of each table piece among ``docs`` (the loader's Documents, with ``dl_meta``).
+    """One Document per view of each chunk among ``docs`` (the loader's Documents, with ``dl_meta``): rows, sentences.
 
     A view's ``page_content`` is ``chunker.contextualize_views(chunk)``: the row's text under the piece's headings
     (and caption), within the chunker's token limit. Its metadata is the piece's (without ``dl_meta``, with the flat

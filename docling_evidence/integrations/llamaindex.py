@@ -10,7 +10,7 @@ metadata (``headings: [...]``) when embedding, which is not ``chunker.contextual
 
 :class:`MaxPoolPostprocessor` groups retrieved nodes by ``unit_id`` and keeps each unit once at its best score;
 :class:`MaxPoolRetriever` wraps any retriever with it. ``EvidenceNodeTransform(views=True)`` (or
-:func:`view_nodes`) adds one node per row view of each table piece (``EvidenceChunker.views``); the
+:func:`view_nodes`) adds one node per view of each chunk (its rows and sentences, ``EvidenceChunker.views``); the
 postprocessor replaces a row view that ranks by its piece, looked up in the docstore.
 
 Requires the ``llamaindex`` extra (``llama-index-core``, ``llama-index-node-parser-docling``; the reader also needs
@@ -52,13 +52,13 @@ from docling_evidence.integrations.maxpool import (
 )
 
 VIEW_OF_KEY = "view_of"
-"""Metadata key of a row-view node: the node id of the piece it retrieves."""
+"""Metadata key of a view node: the node id of the chunk it retrieves."""
 
 VIEW_KEY = "view"
-"""Metadata key of a row-view node: its position among its piece's views."""
+"""Metadata key of a view node: its position among its chunk's views."""
 
 VIEW_FIELDS: tuple[str, ...] = ("page_span", "unit_id", "kind", "part", "parts", "caption")
-"""Metadata a row-view node copies from its piece (filters reach it like the piece's)."""
+"""Metadata a view node copies from its chunk (filters reach it like the chunk's)."""
 
 CONTEXTUALIZED_KEY = "contextualized"
 """Metadata flag set on nodes whose text is already ``contextualize(chunk)`` (makes the transform idempotent)."""

@@ -192,3 +192,29 @@ def test_bench_hybrid_views_control_gets_the_same_kinds_of_views() -> None:
     # HybridChunker merged the paragraph and the table into one chunk: its sentences get views there
     assert [r.embed_text for r in sentences] == ["Results\nSales rose in Europe.", "Results\nMargins held steady."]
     assert all(r.embed_text.split("\n")[-1] in records[r.target].embed_text for r in sentences)
+
+
+def test_views_leave_out_the_gap_mark_markup_lines_and_repeats() -> None:
+    fits = _words_fit(50)
+    assert sentence_views(["Sales rose. … Costs fell. …"], fits) == ["Sales rose.", "Costs fell."]
+    assert sentence_views(["| | |\n|---|---|\n```\nx = 1\n```\nx = 1"], fits, 1) == ["x = 1"]
+
+
+def test_a_header_cell_with_a_line_break_gives_a_one_line_view() -> None:
+    rows = TableRows(header=(("Segment", "Revenue\n2019"),), body=(("North", "10.5"),), label_cols=1)
+    assert join_row_view(*row_view_parts(rows, 0)) == "North: Revenue 2019 = 10.5"
+
+
+def test_a_piece_of_a_row_split_by_columns_names_the_row_even_without_its_label_column() -> None:
+    doc = DoclingDocument(name="wide")
+    label = "Operating profit before exceptional items and amortisation of acquired intangibles"
+    add_table(doc, [["Item", *(f"FY{y}" for y in range(2010, 2026))]], [[label, *(f"{y}.5" for y in range(16))]])
+    chunker = EvidenceChunker(tokenizer=bundled_tokenizer(40))
+    pieces = [c for c in chunker.chunk(doc) if c.meta.kind == "table"]
+    assert len(pieces) > 2
+    assert any(label not in p.text for p in pieces if p.meta.views)  # some pieces show values without the label
+    for p in pieces:
+        for view in p.meta.views:
+            assert view.startswith(label[:20]) or label.split()[0] in view, view
+    for text in (v for p in pieces for v in chunker.contextualize_views(p)):
+        assert chunker.tokenizer.count_tokens(text) <= 40
