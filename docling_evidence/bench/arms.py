@@ -50,7 +50,7 @@ ARM_DESCRIPTIONS: dict[str, str] = {
     "hybrid-2048": "HybridChunker, max_tokens=2048",
     "page": "docling-core PageChunker (one chunk per page; whole document when it has no pages)",
     "rowsplit": "HybridChunker chunks + one vector per table body row pointing to its table chunk",
-    "hybrid-views": "control: rowsplit + one vector per sentence of each text chunk (our views, given to hybrid)",
+    "hybrid-views": "control: rowsplit + one vector per sentence of its chunks' paragraphs (our views, for hybrid)",
     "evidence": "EvidenceChunker() defaults (bundled tokenizer, the run's limit); each chunk's vector + its views",
     "evidence-single": "ablation: evidence's chunks, one vector per chunk (no views)",
     "evidence-no-context": "EvidenceChunker(with_context=False): no explaining paragraphs in table units",

@@ -10,9 +10,9 @@ For each chunk limit and retrieval method, ``evidence`` (max-pooled, judged on t
 
 Shown beside them: the controls ``hybrid-pooled`` (HybridChunker's pieces of one table pooled as a unit: a gain that
 pooling alone gives is not a gain of the evidence unit) and ``hybrid-views`` (HybridChunker's chunks plus the views
-ours get: one vector per table row, the same row texts, and one per sentence of each text chunk: a gain that views
-alone give is not a gain of the unit), and the ablation ``evidence-single`` (our chunks, one vector each: what the
-views add).
+ours get: one vector per table row, the same row texts, and one per sentence of each chunk's paragraphs: a gain
+that views alone give is not a gain of the unit), and the ablation ``evidence-single`` (our chunks, one vector each:
+what the views add).
 """
 
 from __future__ import annotations
@@ -94,8 +94,8 @@ def render_targets(results_by_limit: dict[int, dict[str, Any]], command: Sequenc
         f"Ranking `{RANKING}`, per-document scope. `hit@1` is judged on the chunk that ranks; `ok@B` on what the "
         "ranking delivers within B tokens (units re-assembled); Δ = evidence − hybrid in points; controls: "
         "`hybrid-pooled` (HybridChunker's pieces pooled by table), `hybrid-views` (HybridChunker's chunks plus our "
-        "views: one vector per table row and one per sentence of each text chunk); ablation: `evidence-single` (our "
-        "chunks, one vector each).",
+        "views: one vector per table row and one per sentence of each chunk's paragraphs); ablation: "
+        "`evidence-single` (our chunks, one vector each).",
         "",
     ]
     intro, lines = lines, []
