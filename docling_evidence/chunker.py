@@ -41,7 +41,7 @@ from docling_evidence.tokenizer import (
     load_tokenizer,
 )
 from docling_evidence.units import EvidenceUnit, build_units, document_key, stable_id
-from docling_evidence.views import fitted_row_views, row_view_parts, sentence_views, shown_sentences
+from docling_evidence.views import CONTEXT_GAP, fitted_row_views, row_view_parts, sentence_views, shown_sentences
 
 _log = logging.getLogger(__name__)
 
@@ -51,9 +51,6 @@ MIN_PIECE_BUDGET = 16
 CONTEXT_JOIN_SLACK = 8
 """Of the room left beside a table, 1/8 (plus 4 tokens) is kept free for the joins between context sentences, which
 are counted one by one."""
-
-CONTEXT_GAP = " … "
-"""Joins the sentences a unit takes from one context paragraph when it does not take them all."""
 
 
 DEPRECATED_INIT_MESSAGE = (

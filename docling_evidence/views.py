@@ -18,8 +18,9 @@ from docling_evidence.table_format import column_label, one_line
 from docling_evidence.table_rows import TableRows
 
 _WORD = re.compile(r"\w")
-GAP_MARK = "…"
-"""What joins the chosen sentences of a context paragraph (``docling_evidence.chunker``); not part of a sentence."""
+CONTEXT_GAP = " … "
+"""Joins the sentences a unit takes from one context paragraph when it does not take them all
+(``docling_evidence.chunker``); not part of a sentence, so a sentence view leaves it out."""
 
 VALUE_SEP = "; "
 """Joins the ``<column> = <value>`` parts of a row view."""
@@ -103,12 +104,14 @@ def sentence_views(texts: Sequence[str], fits: Callable[[str], bool], min_count:
     lines without a word character left out), each ``fits`` (a longer one cut into parts); ``[]`` when there are
     fewer than ``min_count`` sentences (a chunk of one sentence: its own vector is that sentence)."""
     sentences: list[str] = []
+    seen: set[str] = set()
     for text in texts:
         for line in text.splitlines():
             for a, b in sentence_spans(line):
-                sentence = " ".join(line[a:b].split()).strip(f" {GAP_MARK}")
+                sentence = " ".join(line[a:b].split()).strip(CONTEXT_GAP)
                 # markup lines of a table or code block ("|---|", "```") have no words to match
-                if _WORD.search(sentence) and sentence not in sentences:
+                if _WORD.search(sentence) and sentence not in seen:
+                    seen.add(sentence)
                     sentences.append(sentence)
     if len(sentences) < min_count:
         return []
