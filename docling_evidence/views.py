@@ -77,8 +77,9 @@ def fitted_row_views(label: str, values: Sequence[str], caption: str, fits: Call
         return [view_body(caption, whole)]
     if fits(whole):
         return [whole]
-    if label and not fits(join_row_view(label, ["x"])):
-        values, label = [label, *values], ""  # a label too long to repeat: shown once, as a value
+    if label and not fits(join_row_view(label, [label])):
+        # a label that leaves less room for a value than its own length is not repeated: shown once, as a value
+        values, label = [label, *values], ""
     if not values:
         values, label = [label], ""
     views: list[str] = []
@@ -93,7 +94,10 @@ def fitted_row_views(label: str, values: Sequence[str], caption: str, fits: Call
         if fits(join_row_view(label, [value])):
             current = [value]
             continue
-        views.extend(join_row_view(label, [part]) for part in _cut(value, lambda p: fits(join_row_view(label, [p]))))
+        parts, rest = _cut(value, lambda p: fits(join_row_view(label, [p])))
+        views.extend(join_row_view(label, [part]) for part in parts)
+        if rest:  # what does not fit beside the label goes without it
+            views.extend(_cut(rest, fits)[0])
     if current:
         views.append(join_row_view(label, current))
     return views
@@ -117,7 +121,7 @@ def sentence_views(texts: Sequence[str], fits: Callable[[str], bool], min_count:
         return []
     views: list[str] = []
     for sentence in sentences:
-        views.extend([sentence] if fits(sentence) else _cut(sentence, fits))
+        views.extend([sentence] if fits(sentence) else _cut(sentence, fits)[0])
     return views
 
 
@@ -127,9 +131,9 @@ def shown_sentences(views: Sequence[str], text: str) -> list[str]:
     return [v for v in views if v in folded]
 
 
-def _cut(text: str, fits: Callable[[str], bool]) -> list[str]:
-    """``text`` cut into consecutive parts, each the longest prefix of the rest that ``fits`` (at a space when one
-    is near); [] when not even one character fits."""
+def _cut(text: str, fits: Callable[[str], bool]) -> tuple[list[str], str]:
+    """``text`` cut into consecutive parts, each the longest prefix of the rest that ``fits`` (at a space when one is
+    near), and what is left when not even one more character fits (``""`` when all of it was placed)."""
     parts: list[str] = []
     rest = text.strip()
     while rest:
@@ -141,7 +145,7 @@ def _cut(text: str, fits: Callable[[str], bool]) -> list[str]:
             else:
                 hi = mid - 1
         if lo == 0:
-            return parts
+            break
         end = lo
         if lo < len(rest):
             space = rest.rfind(" ", 0, lo)
@@ -149,4 +153,4 @@ def _cut(text: str, fits: Callable[[str], bool]) -> list[str]:
                 end = space
         parts.append(rest[:end].strip())
         rest = rest[end:].strip()
-    return [p for p in parts if p]
+    return [p for p in parts if p], rest

@@ -218,3 +218,15 @@ def test_a_piece_of_a_row_split_by_columns_names_the_row_even_without_its_label_
             assert view.startswith(label[:20]) or label.split()[0] in view, view
     for text in (v for p in pieces for v in chunker.contextualize_views(p)):
         assert chunker.tokenizer.count_tokens(text) <= 40
+
+
+def test_a_label_that_leaves_little_room_is_shown_once_and_no_value_is_lost() -> None:
+    # found by the property suite: a 60-token label at a 64-token limit repeated beside a value cut it to pieces and
+    # dropped the rest when one more character no longer fitted beside the label
+    label = " ".join(["revenue"] * 9)
+    views = fitted_row_views(label, ["2019 = revenue 표 3 매출 revenue"], "", _words_fit(10))
+    assert views[0] == label and all(len(v.split()) <= 10 for v in views)
+    assert " ".join(views[1:]) == "2019 = revenue 표 3 매출 revenue"
+    # a value that does not fit beside a repeatable label goes on without it rather than being lost
+    views = fitted_row_views("Net", [" ".join(f"w{i}" for i in range(9))], "", _words_fit(4))
+    assert " ".join(v.removeprefix("Net: ") for v in views) == " ".join(f"w{i}" for i in range(9))
