@@ -31,13 +31,17 @@ from langchain_core.vectorstores import VectorStore
 from pydantic import ConfigDict, Field, PrivateAttr, model_validator
 
 from docling_evidence.integrations.maxpool import (
+    VIEW_KEY,
+    VIEW_OF_KEY,
     PieceOrder,
     PooledUnit,
+    chunk_hits,
     max_pool,
     merge_piece_metadata,
     merge_piece_texts,
     order_pieces,
     validate_k,
+    view_targets,
 )
 
 FLAT_FIELDS: tuple[str, ...] = ("page_span", "unit_id", "kind", "part", "parts")
@@ -48,12 +52,6 @@ OPTIONAL_FLAT_FIELDS: tuple[str, ...] = ("caption",)
 
 SCORE_KEY = "score"
 """Metadata key where :class:`MaxPoolRetriever` puts the unit's best score (when the vector store gives scores)."""
-
-VIEW_OF_KEY = "view_of"
-"""Metadata key of a view Document: the :func:`piece_id` of the chunk it retrieves."""
-
-VIEW_KEY = "view"
-"""Metadata key of a view Document: its position among its chunk's views."""
 
 NO_UNIT_ID_WARNING = (
     "MaxPoolRetriever: some retrieved Documents carry no 'unit_id' (not chunked by EvidenceChunker, or metadata not "
@@ -209,6 +207,11 @@ def _unit_of(hit: tuple[Document, float | None]) -> str | None:
     return str(unit_id) if unit_id else None
 
 
+def _view_of(hit: tuple[Document, float | None]) -> str | None:
+    target = hit[0].metadata.get(VIEW_OF_KEY)
+    return str(target) if target else None
+
+
 class MaxPoolRetriever(BaseRetriever):
     """Retrieve ``k`` distinct evidence units from any LangChain vector store.
 
@@ -257,7 +260,8 @@ class MaxPoolRetriever(BaseRetriever):
         if not self._warned and any(not unit.has_unit_id for unit in units):
             self._warned = True
             warnings.warn(NO_UNIT_ID_WARNING, UserWarning, stacklevel=2)
-        return [self._unit_document(unit) for unit in units]
+        chunks = self._view_chunks(units)
+        return [self._unit_document(unit, chunks) for unit in units]
 
     def _search(self, query: str) -> list[tuple[Document, float | None]]:
         try:
@@ -266,13 +270,19 @@ class MaxPoolRetriever(BaseRetriever):
             docs = self.vectorstore.similarity_search(query, k=self.fetch_k, **self.search_kwargs)
             return [(doc, None) for doc in docs]
 
-    def _pieces_of_views(self, hits: list[tuple[Document, float | None]]) -> list[tuple[Document, float | None]]:
-        """``hits`` with each row view replaced by its piece (the piece keeps its best rank); duplicates dropped."""
-        wanted = [str(d.metadata[VIEW_OF_KEY]) for d, _ in hits if d.metadata.get(VIEW_OF_KEY)]
+    def _view_chunks(self, units: list[PooledUnit[tuple[Document, float | None]]]) -> dict[str, Document]:
+        """The chunks that the view hits of ``units`` retrieve, by :func:`piece_id`: those among the candidates, the
+        others fetched in one ``get_by_ids`` call."""
+        wanted = view_targets(units, _view_of)
         if not wanted:
-            return hits
-        have = {piece_id(d.metadata): d for d, _ in hits if not d.metadata.get(VIEW_OF_KEY)}
-        missing = [pid for pid in dict.fromkeys(wanted) if pid not in have]
+            return {}
+        have = {
+            pid: doc
+            for unit in units
+            for doc, _ in unit.hits
+            if _view_of((doc, None)) is None and (pid := piece_id(doc.metadata)) in wanted
+        }
+        missing = [pid for pid in wanted if pid not in have]
         if missing:
             try:
                 found = self.vectorstore.get_by_ids(missing)
@@ -288,18 +298,12 @@ class MaxPoolRetriever(BaseRetriever):
                     f"the piece {lost[0]!r} of a retrieved row view is not in the vector store: add the chunk "
                     "Documents with ids=evidence_ids(docs)"
                 )
-        out: list[tuple[Document, float | None]] = []
-        seen: set[str | None] = set()
-        for doc, score in hits:
-            pid = doc.metadata.get(VIEW_OF_KEY) or piece_id(doc.metadata)
-            if pid is not None and pid in seen:
-                continue
-            seen.add(pid)
-            out.append((have.get(pid, doc) if doc.metadata.get(VIEW_OF_KEY) else doc, score))
-        return out
+        return have
 
-    def _unit_document(self, unit: PooledUnit[tuple[Document, float | None]]) -> Document:
-        hits = self._pieces_of_views([unit.best, *(hit for hit in unit.hits if hit is not unit.best)])
+    def _unit_document(
+        self, unit: PooledUnit[tuple[Document, float | None]], chunks: Mapping[str, Document]
+    ) -> Document:
+        hits = chunk_hits(unit, _view_of, lambda hit: piece_id(hit[0].metadata), lambda hit, pid: (chunks[pid], hit[1]))
         best_doc, best_score = hits[0]
         if not self.reassemble or not unit.has_unit_id:
             return _with_score(best_doc, best_score, {})

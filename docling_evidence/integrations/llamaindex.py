@@ -20,7 +20,6 @@ Requires the ``llamaindex`` extra (``llama-index-core``, ``llama-index-node-pars
 from __future__ import annotations
 
 import contextlib
-import math
 import warnings
 from collections.abc import Sequence
 from typing import Any
@@ -42,20 +41,18 @@ from llama_index.core.schema import (
 from llama_index.core.storage.docstore.types import BaseDocumentStore
 
 from docling_evidence.integrations.maxpool import (
+    VIEW_KEY,
+    VIEW_OF_KEY,
     PieceOrder,
     PooledUnit,
+    chunk_hits,
     max_pool,
     merge_piece_metadata,
     merge_piece_texts,
     order_pieces,
     validate_k,
+    view_targets,
 )
-
-VIEW_OF_KEY = "view_of"
-"""Metadata key of a view node: the node id of the chunk it retrieves."""
-
-VIEW_KEY = "view"
-"""Metadata key of a view node: its position among its chunk's views."""
 
 VIEW_FIELDS: tuple[str, ...] = ("page_span", "unit_id", "kind", "part", "parts", "caption")
 """Metadata a view node copies from its chunk (filters reach it like the chunk's)."""
@@ -180,6 +177,11 @@ def _unit_of(hit: NodeWithScore) -> str | None:
     return str(unit_id) if unit_id else None
 
 
+def _view_of(hit: NodeWithScore) -> str | None:
+    target = hit.node.metadata.get(VIEW_OF_KEY)
+    return str(target) if target else None
+
+
 def _part_of(node: BaseNode) -> int | None:
     part = node.metadata.get("part")
     return None if part is None else int(part)
@@ -229,36 +231,13 @@ class MaxPoolPostprocessor(BaseNodePostprocessor):
     def _postprocess_nodes(
         self, nodes: list[NodeWithScore], query_bundle: QueryBundle | None = None
     ) -> list[NodeWithScore]:
-        nodes = self._pieces_of_views(nodes)
         units = max_pool(nodes, unit_of=_unit_of, score_of=lambda hit: hit.score, k=self.top_n)
         if not self._warned and any(not unit.has_unit_id for unit in units):
             self._warned = True
             warnings.warn(NO_UNIT_ID_WARNING, UserWarning, stacklevel=2)
-        return [self._unit_node(unit) for unit in units]
-
-    def _pieces_of_views(self, nodes: list[NodeWithScore]) -> list[NodeWithScore]:
-        """Each view hit replaced by its chunk at the view's score; a chunk hit more than once keeps its best score
-        (at its first position: the pooling orders by score)."""
-        wanted = list(
-            dict.fromkeys(str(h.node.metadata[VIEW_OF_KEY]) for h in nodes if h.node.metadata.get(VIEW_OF_KEY))
-        )
-        if not wanted:
-            return nodes
-        found = self._fetch(wanted)
-        best: dict[str, NodeWithScore] = {}
-        for hit in nodes:
-            view_of = hit.node.metadata.get(VIEW_OF_KEY)
-            node = found[str(view_of)] if view_of else hit.node
-            current = best.get(node.node_id)
-            if current is None:
-                best[node.node_id] = NodeWithScore(node=node, score=hit.score)
-            elif (
-                hit.score is not None
-                and not math.isnan(hit.score)
-                and (current.score is None or math.isnan(current.score) or hit.score > current.score)
-            ):
-                current.score = hit.score
-        return list(best.values())
+        wanted = view_targets(units, _view_of)
+        chunks = self._fetch(wanted) if wanted else {}
+        return [self._unit_node(unit, chunks) for unit in units]
 
     def _fetch(self, node_ids: list[str]) -> dict[str, BaseNode]:
         """The chunks of the views, from the docstore, else from a vector store that keeps the text."""
@@ -281,11 +260,15 @@ class MaxPoolPostprocessor(BaseNodePostprocessor):
             )
         return found
 
-    def _unit_node(self, unit: PooledUnit[NodeWithScore]) -> NodeWithScore:
+    def _unit_node(self, unit: PooledUnit[NodeWithScore], chunks: dict[str, BaseNode]) -> NodeWithScore:
+        # a view hit counts for its unit at its own score, and stands for the chunk it retrieves
+        hits = chunk_hits(
+            unit, _view_of, lambda hit: hit.node.node_id, lambda hit, t: NodeWithScore(node=chunks[t], score=hit.score)
+        )
         if not self.reassemble or not unit.has_unit_id:
-            return unit.best
-        lead = unit.best.node if self.piece_order == "best_first" else None
-        pieces = order_pieces(self._complete_pieces([hit.node for hit in unit.hits]), part_of=_part_of, lead=lead)
+            return hits[0]
+        lead = hits[0].node if self.piece_order == "best_first" else None
+        pieces = order_pieces(self._complete_pieces([hit.node for hit in hits]), part_of=_part_of, lead=lead)
         first = pieces[0]
         metadata = {
             "page_span": [],

@@ -15,6 +15,13 @@ from typing import Any, Generic, Literal, TypeVar
 
 T = TypeVar("T")
 
+VIEW_OF_KEY = "view_of"
+"""Metadata key of a view (a Document or node made from ``EvidenceChunker.contextualize_views``): the id of the chunk
+it retrieves (LangChain: the chunk's ``piece_id``; LlamaIndex: the chunk's node id)."""
+
+VIEW_KEY = "view"
+"""Metadata key of a view: its position among its chunk's views."""
+
 
 @dataclass
 class PooledUnit(Generic[T]):
@@ -86,6 +93,33 @@ def max_pool(
 def _desc(score: float | None) -> float:
     # Units without a score sort after scored ones; among themselves, first appearance decides (stable sort key).
     return float("inf") if score is None else -float(score)
+
+
+def view_targets(units: Iterable[PooledUnit[T]], view_of: Callable[[T], str | None]) -> list[str]:
+    """The distinct ids of the chunks that the view hits of ``units`` retrieve, in order: fetch them once for all."""
+    return list(dict.fromkeys(target for unit in units for hit in unit.hits if (target := view_of(hit))))
+
+
+def chunk_hits(
+    unit: PooledUnit[T],
+    view_of: Callable[[T], str | None],
+    chunk_key: Callable[[T], str | None],
+    as_chunk: Callable[[T, str], T],
+) -> list[T]:
+    """The unit's hits, its best first, each view hit replaced by ``as_chunk(hit, target)`` (the hit of the chunk it
+    retrieves), each chunk once: at its first hit, so the best one (a view's hit outranking its chunk's keeps the
+    view's rank and score)."""
+    out: list[T] = []
+    seen: set[str] = set()
+    for hit in [unit.best, *(h for h in unit.hits if h is not unit.best)]:
+        target = view_of(hit)
+        key = target or chunk_key(hit)
+        if key is not None:
+            if key in seen:
+                continue
+            seen.add(key)
+        out.append(as_chunk(hit, target) if target else hit)
+    return out
 
 
 PieceOrder = Literal["best_first", "reading"]
