@@ -6,7 +6,7 @@ import logging
 import math
 import os
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import Any
 
@@ -429,6 +429,7 @@ class EvidenceChunker(BaseChunker):
         inside = {it.self_ref for it in chunk.meta.doc_items} | unit.owned_refs()
         positions = [index.order[r] for r in inside if r in index.order] or [unit.position]
         prefix = self._embed_prefix(chunk.meta.headings)
+        fits = self._fits_after(prefix)
 
         def render(peers: Peers) -> str:
             blocks = [*(item_text(p) for p in peers.before), chunk.text, *(item_text(p) for p in peers.after)]
@@ -440,7 +441,7 @@ class EvidenceChunker(BaseChunker):
             index.section_of(unit.position),
             inside=inside,
             is_blocked=lambda ref: ref in taken or (ref in of_units and ref not in inside),
-            fits=lambda peers: self._count(prefix + render(peers)) <= self.max_tokens,
+            fits=lambda peers: fits(render(peers)),
         )
         if not peers.positions:
             return chunk
@@ -461,6 +462,12 @@ class EvidenceChunker(BaseChunker):
     # ------------------------------------------------------------------------------------------------------------
     def _embed_prefix(self, headings: list[str] | None) -> str:
         return self.delim.join(headings) + self.delim if headings else ""
+
+    def _fits_after(self, prefix: str) -> Callable[[str], bool]:
+        """Whether a text, embedded after ``prefix`` (a chunk's headings), is within the limit."""
+        limit = self.max_tokens
+        count = self._count
+        return lambda text: count(prefix + text) <= limit
 
     def _unit_chunks(
         self,
@@ -496,7 +503,7 @@ class EvidenceChunker(BaseChunker):
         )
         splitter = Splitter(
             count=count,
-            fits=lambda text: count(prefix + text) <= limit,
+            fits=self._fits_after(prefix),
             budget=budget,
             repeat_table_header=self.repeat_table_header,
             omit_header_on_overflow=self.omit_header_on_overflow,
@@ -526,11 +533,7 @@ class EvidenceChunker(BaseChunker):
 
     def _row_views(self, rows: TableRows, piece: Piece, caption: str, prefix: str) -> list[str]:
         """The row views of ``piece``: one per row slice it shows, each within the limit with ``prefix``."""
-        limit = self.max_tokens
-
-        def fits(body: str) -> bool:
-            return self._count(prefix + body) <= limit
-
+        fits = self._fits_after(prefix)
         views: list[str] = []
         labels = tuple(range(rows.label_cols))
         for row, cols, cell_text in piece.row_slices:
@@ -619,18 +622,18 @@ class EvidenceChunker(BaseChunker):
         """The sentence views of ``texts`` (none with ``views=False``), each within the limit with ``prefix``."""
         if not self.views:
             return []
-        limit = self.max_tokens
-        return sentence_views(texts, lambda body: self._count(prefix + body) <= limit, min_count)
+        return sentence_views(texts, self._fits_after(prefix), min_count)
 
     def _resplit_text(self, chunk: DocChunk) -> list[str]:
         """Cut a text chunk that HybridChunker left over the limit (its plain-text fallback can overshoot)."""
         prefix = self._embed_prefix(chunk.meta.headings)
         count = self._count
+        fits = self._fits_after(prefix)
         size = max(1, piece_budget(count, self.max_tokens, prefix))
         out: list[str] = []
         while True:
             out = fragments(chunk.text, size, count)
-            if all(count(prefix + t) <= self.max_tokens for t in out) or size == 1:
+            if all(fits(t) for t in out) or size == 1:
                 break
             size = max(1, size - max(1, size // 16))
         _log.warning("a text chunk over %d tokens was cut into %d pieces", self.max_tokens, len(out))
