@@ -388,8 +388,10 @@ def _relevant_sentences(
             continue
         shared_words = para.words[k] & terms.words
         shared_numbers = para.numbers[k] & terms.numbers
-        score = sum(ctx.weight(w) for w in shared_words)
-        score += sum(ctx.weight(n) + NUMBER_BONUS for n in shared_numbers)
+        # fsum: a set's iteration order varies with the hash seed, and a plain float sum with it, which decided
+        # ties between sentences differently from one process to the next
+        score = math.fsum(ctx.weight(w) for w in shared_words)
+        score += math.fsum(ctx.weight(n) + NUMBER_BONUS for n in shared_numbers)
         # one shared word is too weak a sign (every paragraph of a paper shares one with each table)
         short = len(para.spans) <= ADJACENT_MAX_SENTENCES
         next_to_table = (adjacent < 0 and k == len(para.spans) - 1) or (adjacent > 0 and k == 0)
