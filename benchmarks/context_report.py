@@ -67,7 +67,6 @@ def _chosen(doc: Any, chunker: Any) -> dict[str, set[str]]:
     index = build_index(doc)
     headings = _headings_by_position(index)
     doc_ser = chunker.serializer_provider.get_serializer(doc=doc)
-    budget = chunker.context_max_tokens if chunker.context_max_tokens is not None else chunker.max_tokens // 2
     units = build_units(
         doc,
         index,
@@ -75,7 +74,8 @@ def _chosen(doc: Any, chunker: Any) -> dict[str, set[str]]:
         with_context=True,
         with_footnotes=True,
         bbox_threshold=chunker.bbox_threshold,
-        context_budget=budget,
+        context_budget=chunker._flow_context_budget,
+        paginated_context_budget=chunker.context_max_tokens,
         count_text=chunker.tokenizer.count_tokens,
         context_room=lambda u: chunker._context_room(u, doc, doc_ser, headings.get(u.position)),
     )

@@ -176,9 +176,13 @@ class EvidenceChunker(BaseChunker):
             False), so that no heading text is ever lost.
         bbox_threshold: on paginated documents, the largest vertical distance in points between a table's edge
             and a context paragraph.
-        context_max_tokens: token budget for a unit's context sentences; None (default) is half of max_tokens. A
-            table that fits one piece gets at most the room beside it (sentences naming it excepted), so context
-            never splits it (see docs/context.md).
+        context_max_tokens: token budget for a unit's context sentences. None (default): on paginated documents
+            (PDF) no budget, every sentence the context rules find relevant (they bound the candidates to the
+            table's page neighbourhood), so a unit holds what explains its table at any limit; on documents
+            without layout (HTML, DOCX, Markdown), where every paragraph of the table's section is a candidate, half
+            of max_tokens, and for a table that fits one piece at most the room beside it (sentences naming it
+            excepted). A table that fits one piece is never split by its context: what does not fit beside it
+            goes into pieces of its own under the caption (see docs/context.md).
         sim_threshold: if above 0, a context paragraph must also have at least this cosine similarity to the table
             (needs sentence-transformers and a local model; at 0 no model is ever loaded).
         sim_model: local path of the sentence-transformers model for the similarity gate (default: the
@@ -289,7 +293,6 @@ class EvidenceChunker(BaseChunker):
                 rendered[idx] = text or (item.text if isinstance(item, TextItem) else "")
             return rendered[idx]
 
-        budget = self.context_max_tokens if self.context_max_tokens is not None else self.max_tokens // 2
         keep = None
         if self.sim_threshold > 0:
             from docling_evidence.serializer import render_table
@@ -309,7 +312,8 @@ class EvidenceChunker(BaseChunker):
             with_context=self.with_context,
             with_footnotes=self.with_footnotes,
             bbox_threshold=self.bbox_threshold,
-            context_budget=budget,
+            context_budget=self._flow_context_budget,
+            paginated_context_budget=self.context_max_tokens,
             count_text=self._count,
             keep_context=keep,
             merge_continued_tables=self.merge_continued_tables,
@@ -378,6 +382,11 @@ class EvidenceChunker(BaseChunker):
             yield chunk
         for _pos, chunks in inserts[k:]:
             yield from chunks
+
+    @property
+    def _flow_context_budget(self) -> int:
+        """The context budget of a table not placed on a page: ``context_max_tokens``, else half the limit."""
+        return self.context_max_tokens if self.context_max_tokens is not None else self.max_tokens // 2
 
     def _context_room(
         self, unit: EvidenceUnit, doc: DoclingDocument, doc_ser: BaseDocSerializer, headings: list[str] | None

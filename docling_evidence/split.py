@@ -8,6 +8,8 @@ fit is split so that every piece stays dense in rows:
 - **context is not repeated**: a context text that names a row (its label, or a number no other row holds, see
   :mod:`docling_evidence.row_affinity`) goes into the piece holding that row (the first one it names); the rest, the
   general context, goes once per unit, into the first piece (the most important first when it needs more than one);
+- a table that fits one piece without its context stays one piece: it keeps the context that fits beside it (most
+  important first), and the rest of the context goes into pieces of its own before it, under the caption;
 - rows are packed in order, as many whole rows per piece as fit.
 
 When a header row plus a body row does not fit (a wide table), the table is split **by columns**: the columns are
@@ -562,6 +564,9 @@ class Splitter:
         whole = self._whole(parts)
         if whole is not None:
             return [whole]
+        kept_whole = self._table_kept_whole(parts)
+        if kept_whole is not None:
+            return kept_whole
         planner = self
         while True:
             try:
@@ -625,6 +630,43 @@ class Splitter:
             has_header=bool(header) and bool(rows.body),
             row_slices=tuple((i, None, None) for i in range(len(rows.body))),
         )
+
+    def _table_kept_whole(self, parts: UnitParts) -> list[Piece] | None:
+        """A table that fits one piece without its context is not split by it: the piece holds the table with the
+        context that fits beside it (most important first), and the rest of the context goes into pieces of its own
+        before it, each under the caption. None when the table does not fit one piece even without context."""
+        context = parts.context
+        if not context:
+            return None
+        n_before = len(parts.context_before)
+
+        def subset(indices: Sequence[int]) -> UnitParts:
+            chosen = sorted(indices)
+            return replace(
+                parts,
+                context_before=tuple(context[i] for i in chosen if i < n_before),
+                context_after=tuple(context[i] for i in chosen if i >= n_before),
+                context_rank=None,
+                context_rows=None,
+            )
+
+        table_piece = self._whole(subset(()))
+        if table_piece is None:
+            return None
+        beside: list[int] = []
+        for i in parts.general_order(range(len(context))):
+            with_it = self._whole(subset([*beside, i]))
+            if with_it is not None:
+                beside.append(i)
+                table_piece = with_it
+        kept = sorted(beside)
+        table_piece = replace(table_piece, kept_context=tuple(kept[k] for k in table_piece.kept_context))
+        oh = _Overhead(caption=parts.caption, footnotes=[], fmt=parts.fmt)
+        stream: list[_Item] = []
+        for i in parts.general_order([i for i in range(len(context)) if i not in beside]):
+            kind: Literal["lead", "tail"] = "lead" if i < n_before else "tail"
+            stream.extend(self._text_items(kind, context[i], oh, ctx=i))
+        return [*self._pack(oh, stream), table_piece]
 
     @staticmethod
     def _render_whole(parts: UnitParts, line_items: Sequence[_Item], header: Sequence[str]) -> str:

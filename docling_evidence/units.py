@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from docling_core.types.doc import DocItemLabel, DoclingDocument, TableItem, TextItem
 
 from docling_evidence.captions import CaptionMatch, build_caption_index, find_caption, table_label
-from docling_evidence.context import build_context_index, choose_context, table_terms
+from docling_evidence.context import build_context_index, choose_context, paginated, table_terms
 from docling_evidence.continuation import find_runs, join_rows
 from docling_evidence.doc_index import DocIndex
 from docling_evidence.layout import horizontal_overlap, nearest_gap
@@ -194,18 +194,22 @@ def build_units(
     with_context: bool,
     with_footnotes: bool,
     bbox_threshold: float,
-    context_budget: int,
+    context_budget: int | None,
     count_text: Callable[[str], int],
     keep_context: Callable[[TableItem, list[int]], list[bool]] | None = None,
     merge_continued_tables: bool = True,
     context_room: Callable[[EvidenceUnit], int | None] | None = None,
+    paginated_context_budget: int | None = None,
 ) -> list[EvidenceUnit]:
     """Build one unit per table of the body with any cell text, in reading order; with
     ``merge_continued_tables``, a table continued on the next pages is one unit (its first part's position).
 
     Captions and footnotes are found first for every table (so no table takes another one's caption as context),
-    then each table's context, within ``context_budget`` tokens and, when ``context_room`` gives a number for the
-    unit (the room beside a table that fits one piece), within that too except for sentences naming the table.
+    then each table's context. A table placed on a page (:func:`docling_evidence.context.paginated`) gets at most
+    ``paginated_context_budget`` tokens of it (None: every relevant sentence; the splitter keeps the table whole and
+    gives what does not fit beside it pieces of its own). Any other table gets at most ``context_budget`` tokens (None:
+    no budget) and, when ``context_room`` gives a number for the unit (the room beside a table that fits one piece),
+    at most that too except for sentences naming the table.
     """
     key = document_key(doc)
     taken: set[str] = set()
@@ -280,14 +284,15 @@ def build_units(
                 start = cap.text.rfind(unit.caption.text)
                 if start > 0:
                     text_end[index.order[cap.self_ref]] = start
+        on_page = paginated(index, unit.position)
         choice = choose_context(
             ctx,
             unit.position,
             terms=table_terms(unit.rows, unit.caption.text if unit.caption else "", labels[unit.position]),
             excluded=taken,
             bbox_threshold=bbox_threshold,
-            budget=context_budget,
-            room=context_room(unit) if context_room else None,
+            budget=paginated_context_budget if on_page else context_budget,
+            room=context_room(unit) if context_room and not on_page else None,
             count_text=count_text,
             text_end=text_end,
             keep=(lambda idxs, table=unit.table: keep_context(table, idxs)) if keep_context else None,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import pytest
 from docling_core.types.doc import DoclingDocument
@@ -172,6 +173,37 @@ def test_context_is_not_repeated_general_first_row_context_with_its_row() -> Non
         if k not in (0, holding_40[0], holding_52[0]):
             assert pc.kept_context == ()
             assert pc.text.split("\n\n")[1].startswith("| Region | Revenue |")
+
+
+def test_table_that_fits_without_its_context_is_not_split_by_it() -> None:
+    """A table that fits one piece stays one piece however much context it has: the most important context that fits
+    beside it stays there, the rest goes into pieces of its own before it, under the caption; nothing is repeated."""
+    body = tuple((f"region{i}", f"{1000 + i}") for i in range(8))
+    naming = "Table 4 lists revenue by region."  # rank 0: the most important
+    long_before = words(40, "growth")
+    long_after = words(30, "outlook")
+    p = replace(
+        parts(
+            (("Region", "Revenue"),),
+            body,
+            caption="Table 4: Revenue",
+            before=(long_before, naming),
+            after=(long_after,),
+        ),
+        context_rank=(1, 0, 2),
+    )
+    assert len(ws_splitter(64).split(replace(p, context_before=(), context_after=()))) == 1
+    pieces = ws_splitter(64).split(p)
+    check_rows(pieces, body, p.rows.header, 1, p.fmt)
+    *context_pieces, table_piece = pieces
+    assert table_piece.rows == (0, 8) and table_piece.kept_context == (1,)
+    assert naming in table_piece.text and table_piece.text.index(naming) < table_piece.text.index("| region0 |")
+    assert context_pieces and all(
+        pc.rows[0] == pc.rows[1] and pc.text.startswith("Table 4: Revenue") for pc in context_pieces
+    )
+    assert sorted(k for pc in context_pieces for k in pc.kept_context) == [0, 2]
+    for text in (long_before, long_after, naming):
+        assert sum(text in pc.text for pc in pieces) == 1
 
 
 def test_context_rows_given_by_the_caller_win() -> None:

@@ -124,7 +124,13 @@ def test_splitter_properties(
     # (rows named as the splitter sees them: header rows with no body under them are the body)
     as_split = replace(parts, rows=TableRows(header=header, body=body, label_cols=grid.label_cols))
     check_context(pieces, parts.context, as_split.rows_named())
-    # 4. deterministic, and stateless: the same splitter again, and a fresh one
+    # 4. a table that fits one piece without its context is not split by it: one piece holds all its rows, after
+    # the pieces of context that did not fit beside them
+    if parts.context and len(bare := splitter.split(replace(parts, context_before=(), context_after=()))) == 1:
+        with_rows = [p for p in pieces if p.rows[1] > p.rows[0]]
+        assert len(with_rows) == (1 if body else 0), [p.rows for p in pieces]
+        assert pieces[-1].rows == bare[0].rows
+    # 5. deterministic, and stateless: the same splitter again, and a fresh one
     assert splitter.split(parts) == pieces
     again, _ = _splitter(make_tokenizer(kind, max_tokens), headings, options)
     assert again.split(parts) == pieces
