@@ -382,7 +382,9 @@ def chunk(
         bool,
         typer.Option(
             "--all",
-            help=with_default("With --format md: list every piece of every table unit.", "the first piece of each"),
+            help=with_default(
+                "With --format md: list every piece of every table unit.", "one piece of each, the first with rows"
+            ),
             show_default=False,
         ),
     ] = False,

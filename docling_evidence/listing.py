@@ -1,9 +1,10 @@
 """The human-readable Markdown listing of ``docling-evidence chunk --format md``.
 
 It leads with a summary of the table units (caption, context paragraphs, pieces, pages), then lists the chunks in
-reading order. By default a unit split into several pieces is shown by its first piece only, with a line saying
-which pieces (rows) are not shown: one long table split into 21 near-identical pieces would otherwise bury the
-point. ``full=True`` (``--all``) lists every chunk. Input: the records of :func:`docling_evidence.convert.chunk_record`.
+reading order. By default a unit split into several pieces is shown by one piece only (the first holding rows), with
+a line saying which pieces (rows, or context) are not shown: one long table split into 21 near-identical pieces
+would otherwise bury the point. ``full=True`` (``--all``) lists every chunk. Input: the records of
+:func:`docling_evidence.convert.chunk_record`.
 """
 
 from __future__ import annotations
@@ -60,7 +61,31 @@ def _rows_text(rows: list[int] | tuple[int, int] | None) -> str:
     if not rows:
         return ""
     first, end = rows[0] + 1, rows[1]
-    return f"row {first}" if end <= first else f"rows {first}–{end}"
+    if end < first:
+        return "no rows"  # a piece of context that did not fit beside the rows
+    return f"row {first}" if end == first else f"rows {first}–{end}"
+
+
+def _shown_piece(unit: UnitSummary, records: list[dict[str, Any]]) -> int:
+    """The piece a short listing shows of a unit: the first one holding rows (a unit may open with pieces of context
+    that did not fit beside its rows), else the first."""
+    for index in unit.pieces:
+        rows = records[index]["meta"].get("rows")
+        if rows and rows[1] > rows[0]:
+            return index
+    return unit.pieces[0]
+
+
+def _parts_text(parts: list[int]) -> str:
+    """``piece 2``, ``pieces 2–5`` or ``pieces 1, 3–4`` for 1-based part numbers in order."""
+    runs: list[list[int]] = []
+    for n in parts:
+        if runs and n == runs[-1][-1] + 1:
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    text = ", ".join(f"{r[0]}" if len(r) == 1 else f"{r[0]}–{r[-1]}" for r in runs)
+    return f"piece {text}" if len(parts) == 1 else f"pieces {text}"
 
 
 def _pages(span: list[int] | set[int]) -> str:
@@ -96,7 +121,8 @@ def markdown_listing(source: str, records: list[dict[str, Any]], max_tokens: int
         source: the input file (its name is the title).
         records: the file's chunk records, in reading order.
         max_tokens: the chunker's limit, shown in the header (None: not shown).
-        full: list every piece of every unit (default: the first piece of each unit, and what was left out).
+        full: list every piece of every unit (default: one piece of each unit, the first holding rows, and what was
+            left out).
     """
     units = table_units(records)
     tags = {uid: f"T{n}" for n, uid in enumerate(units, 1)}
@@ -106,13 +132,14 @@ def markdown_listing(source: str, records: list[dict[str, Any]], max_tokens: int
     hidden = sum(len(u.pieces) - 1 for u in units.values())
     if hidden and not full:
         lines += [
-            f"_Showing the first piece of each table unit ({hidden} more pieces not shown; `--all` lists them)._",
+            f"_Showing one piece of each table unit, the first with rows ({hidden} more pieces not shown; `--all` "
+            "lists them)._",
             "",
         ]
     for i, record in enumerate(records, 1):
         meta = record["meta"]
         unit = units.get(meta["unit_id"]) if meta["kind"] == "table" else None
-        if unit is not None and not full and unit.pieces[0] != i - 1:
+        if unit is not None and not full and _shown_piece(unit, records) != i - 1:
             continue
         tokens = f" · {meta['num_tokens']} tokens" if meta.get("num_tokens") is not None else ""
         pages = f" · {_pages(meta['page_span'])}" if meta["page_span"] else ""
@@ -131,9 +158,9 @@ def markdown_listing(source: str, records: list[dict[str, Any]], max_tokens: int
             lines.append("")
         lines += [record["text"].rstrip(), ""]
         if unit is not None and not full and len(unit.pieces) > 1:
-            rest = [records[j]["meta"].get("rows") for j in unit.pieces[1:]]
-            span = (rest[0][0], rest[-1][1]) if rest[0] and rest[-1] else None
-            rows = f" ({_rows_text(span)})" if span else ""
-            which = "piece 2" if len(unit.pieces) == 2 else f"pieces 2–{len(unit.pieces)}"
+            rest = [records[j]["meta"] for j in unit.pieces if j != i - 1]
+            ranges = [m["rows"] for m in rest if m.get("rows") and m["rows"][1] > m["rows"][0]]
+            rows = f" ({_rows_text((ranges[0][0], ranges[-1][1]))})" if ranges else " (context)"
+            which = _parts_text([m["part"] + 1 for m in rest])
             lines += [f"_… {which} of {tags[unit.unit_id]}{rows} not shown; `--all` lists them._", ""]
     return "\n".join(lines) + "\n"

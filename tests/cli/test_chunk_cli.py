@@ -176,3 +176,17 @@ def test_md_listing_leads_with_a_unit_summary(runner: CliRunner, tmp_path: Path)
     full = runner.invoke(app, ["chunk", str(path), "--max-tokens", "96", "-f", "md", "--all"]).stdout
     assert full.count("## Chunk ") == len(records)
     assert "not shown" not in full
+
+
+def test_md_listing_shows_the_piece_with_rows_when_a_unit_opens_with_context(
+    runner: CliRunner, example_json: Path
+) -> None:
+    """Table 2 of the bundled example fits one piece but not with the paragraph naming it: the paragraph gets a
+    piece of its own before the table's. The listing shows the table's piece and says the context piece is hidden."""
+    records = _records(runner.invoke(app, ["chunk", str(example_json)]).stdout)
+    t2 = [r["meta"] for r in records if r["meta"]["kind"] == "table" and "Table 2:" in (r["meta"]["caption"] or "")]
+    assert [m["rows"] for m in t2] == [[0, 0], [0, 5]]
+    listing = runner.invoke(app, ["chunk", str(example_json), "-f", "md"]).stdout
+    assert "· part 2 of 2 · rows 1–5 ·" in listing and "_… piece 1 of T2 (context) not shown;" in listing
+    full = runner.invoke(app, ["chunk", str(example_json), "-f", "md", "--all"]).stdout
+    assert "· part 1 of 2 · no rows ·" in full
