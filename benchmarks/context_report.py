@@ -75,7 +75,7 @@ def _chosen(doc: Any, chunker: Any) -> dict[str, set[str]]:
         with_footnotes=True,
         bbox_threshold=chunker.bbox_threshold,
         context_budget=chunker._flow_context_budget,
-        paginated_context_budget=chunker.context_max_tokens,
+        paginated_context_budget=chunker._page_context_budget,
         count_text=chunker.tokenizer.count_tokens,
         context_room=lambda u: chunker._context_room(u, doc, doc_ser, headings.get(u.position)),
     )

@@ -48,6 +48,12 @@ _log = logging.getLogger(__name__)
 MIN_PIECE_BUDGET = 16
 """Below this many tokens left after the headings, a unit's pieces are emitted without headings."""
 
+PAGE_CONTEXT_TOKENS = 1024
+"""Default context budget of a table on a page (PDF), when half the limit is less: its context candidates are
+already bounded by the page neighbourhood and per-sentence relevance, and the text that explains a table does not
+shrink with the embedder's window (a few paragraphs, 100-250 tokens each in papers, about 680 in one Korean report
+with the bundled tokenizer)."""
+
 CONTEXT_JOIN_SLACK = 8
 """Of the room left beside a table, 1/8 (plus 4 tokens) is kept free for the joins between context sentences, which
 are counted one by one."""
@@ -177,12 +183,12 @@ class EvidenceChunker(BaseChunker):
         bbox_threshold: on paginated documents, the largest vertical distance in points between a table's edge
             and a context paragraph.
         context_max_tokens: token budget for a unit's context sentences. None (default): on paginated documents
-            (PDF) no budget, every sentence the context rules find relevant (they bound the candidates to the
-            table's page neighbourhood), so a unit holds what explains its table at any limit; on documents
-            without layout (HTML, DOCX, Markdown), where every paragraph of the table's section is a candidate, half
-            of max_tokens, and for a table that fits one piece at most the room beside it (sentences naming it
-            excepted). A table that fits one piece is never split by its context: what does not fit beside it
-            goes into pieces of its own under the caption (see docs/context.md).
+            (PDF) half of max_tokens but at least 1,024 (:data:`PAGE_CONTEXT_TOKENS`; the context rules already
+            bound the candidates to the table's page neighbourhood), so a unit holds what explains its table at any
+            limit; on documents without layout (HTML, DOCX, Markdown), where every paragraph of the table's section
+            is a candidate, half of max_tokens, and for a table that fits one piece at most the room beside it
+            (sentences naming it excepted). A table that fits one piece is never split by its context: what does
+            not fit beside it goes into pieces of its own under the caption (see docs/context.md).
         sim_threshold: if above 0, a context paragraph must also have at least this cosine similarity to the table
             (needs sentence-transformers and a local model; at 0 no model is ever loaded).
         sim_model: local path of the sentence-transformers model for the similarity gate (default: the
@@ -313,7 +319,7 @@ class EvidenceChunker(BaseChunker):
             with_footnotes=self.with_footnotes,
             bbox_threshold=self.bbox_threshold,
             context_budget=self._flow_context_budget,
-            paginated_context_budget=self.context_max_tokens,
+            paginated_context_budget=self._page_context_budget,
             count_text=self._count,
             keep_context=keep,
             merge_continued_tables=self.merge_continued_tables,
@@ -387,6 +393,14 @@ class EvidenceChunker(BaseChunker):
     def _flow_context_budget(self) -> int:
         """The context budget of a table not placed on a page: ``context_max_tokens``, else half the limit."""
         return self.context_max_tokens if self.context_max_tokens is not None else self.max_tokens // 2
+
+    @property
+    def _page_context_budget(self) -> int:
+        """The context budget of a table placed on a page: ``context_max_tokens``, else half the limit but at least
+        :data:`PAGE_CONTEXT_TOKENS`."""
+        if self.context_max_tokens is not None:
+            return self.context_max_tokens
+        return max(PAGE_CONTEXT_TOKENS, self.max_tokens // 2)
 
     def _context_room(
         self, unit: EvidenceUnit, doc: DoclingDocument, doc_ser: BaseDocSerializer, headings: list[str] | None

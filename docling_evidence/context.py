@@ -20,11 +20,12 @@ is dropped when the table's own column has context.
 
 Ranking: paragraphs naming the table first, then same column, then distance (points, or reading-order steps), then
 reading order; far paragraphs that name the table come after the near ones. Within a paragraph, the sentences naming
-the table come first, then the others by weight. Sentences are taken in that order while they fit the token budget
-(when there is one), so a long paragraph contributes the sentences that explain the table instead of being dropped
-whole. On paginated documents the rules above bound the candidates (a page neighbourhood, per-sentence relevance),
-and the chunker sets no budget by default: a unit holds what explains its table at any token limit. The result
-records, per chosen paragraph, the character spans used (the whole text when every sentence was chosen).
+the table come first, then the others by weight. Sentences are taken in that order while they fit the token budget,
+so a long paragraph contributes the sentences that explain the table instead of being dropped whole. On paginated
+documents the rules above bound the candidates (a page neighbourhood, per-sentence relevance), and the chunker's
+default budget there does not shrink with the token limit (at least 1,024 tokens): a unit holds what explains its
+table at any limit. The result records, per chosen paragraph, the character spans used (the whole text when every
+sentence was chosen).
 
 Cost: :class:`ContextIndex` is built once per document (one pass over the paragraphs: sentences, table mentions,
 word frequencies, per-page position lists); each table then looks at a bounded number of neighbours found by
@@ -414,7 +415,7 @@ def choose_context(
     terms: TableTerms,
     excluded: set[str],
     bbox_threshold: float,
-    budget: int | None,
+    budget: int,
     count_text: Callable[[str], int],
     text_end: dict[int, int] | None = None,
     keep: Callable[[list[int]], list[bool]] | None = None,
@@ -428,7 +429,7 @@ def choose_context(
         terms: the table's label, words and numbers (:func:`table_terms`).
         excluded: refs that may not be context (captions and footnotes of any unit).
         bbox_threshold: largest vertical distance in points on paginated documents.
-        budget: token budget for all chosen sentences together (None: no budget, every relevant sentence).
+        budget: token budget for all chosen sentences together.
         count_text: tokens of a text.
         text_end: reading position -> where that paragraph's usable text ends (a paragraph that ends with this
             table's caption contributes only what comes before the caption); such paragraphs may be context even
@@ -437,7 +438,7 @@ def choose_context(
         room: tokens left beside a table that fits one piece (None: it does not fit anyway). Only sentences naming
             the table may take more than that, up to ``budget``: other context never makes such a table split.
     """
-    if (budget is not None and budget <= 0) or _inside_picture(ctx, t_idx):
+    if budget <= 0 or _inside_picture(ctx, t_idx):
         return ContextChoice((), (), (), ())
     index = ctx.index
     text_end = text_end or {}
@@ -493,8 +494,6 @@ def choose_context(
         taken.setdefault(idx, []).extend(ks)
         used += sum(cost(idx, k) for k in ks)
 
-    if budget is None:
-        budget = sum(cost(cand.idx, k) for cand in ranked for _w, k in relevant[cand.idx])
     cap = budget if room is None else min(budget, room)  # only a sentence naming the table may exceed the room
     for tier, pos, _weight, k in order:
         if tier <= 1 and used + cost(ranked[pos].idx, k) <= (budget if tier == 0 else cap):

@@ -194,7 +194,7 @@ def build_units(
     with_context: bool,
     with_footnotes: bool,
     bbox_threshold: float,
-    context_budget: int | None,
+    context_budget: int,
     count_text: Callable[[str], int],
     keep_context: Callable[[TableItem, list[int]], list[bool]] | None = None,
     merge_continued_tables: bool = True,
@@ -206,10 +206,10 @@ def build_units(
 
     Captions and footnotes are found first for every table (so no table takes another one's caption as context),
     then each table's context. A table placed on a page (:func:`docling_evidence.context.paginated`) gets at most
-    ``paginated_context_budget`` tokens of it (None: every relevant sentence; the splitter keeps the table whole and
-    gives what does not fit beside it pieces of its own). Any other table gets at most ``context_budget`` tokens (None:
-    no budget) and, when ``context_room`` gives a number for the unit (the room beside a table that fits one piece),
-    at most that too except for sentences naming the table.
+    ``paginated_context_budget`` tokens of it (None: ``context_budget``; the splitter keeps a table that fits one
+    piece whole and gives what does not fit beside it pieces of its own). Any other table gets at most
+    ``context_budget`` tokens and, when ``context_room`` gives a number for the unit (the room beside a table that
+    fits one piece), at most that too except for sentences naming the table.
     """
     key = document_key(doc)
     taken: set[str] = set()
@@ -291,7 +291,7 @@ def build_units(
             terms=table_terms(unit.rows, unit.caption.text if unit.caption else "", labels[unit.position]),
             excluded=taken,
             bbox_threshold=bbox_threshold,
-            budget=paginated_context_budget if on_page else context_budget,
+            budget=paginated_context_budget if on_page and paginated_context_budget is not None else context_budget,
             room=context_room(unit) if context_room and not on_page else None,
             count_text=count_text,
             text_end=text_end,

@@ -93,7 +93,8 @@ def test_fixture_context_spans_are_shown_and_never_another_tables_caption(limit:
 @pytest.mark.parametrize("limit", [128, 256, 1024])
 def test_units_deliver_the_labelled_context_at_any_limit(limit: int) -> None:
     """Issue 10's target on the real fixtures, per document: context recall and precision of what the units' chunks
-    show, both at least 0.8. On paginated documents context is not bounded by the limit (docs/context.md)."""
+    show, both at least 0.8. On paginated documents the context budget does not shrink with the limit
+    (docs/context.md)."""
     for r in _report().measure(FIXTURES, limit):
         delivered = r["delivered"]
         assert delivered["recall"] >= 0.8, (r["document"], limit, delivered["per_table"])
