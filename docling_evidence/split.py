@@ -661,7 +661,10 @@ class Splitter:
                 table_piece = with_it
         kept = sorted(beside)
         table_piece = replace(table_piece, kept_context=tuple(kept[k] for k in table_piece.kept_context))
-        oh = _Overhead(caption=parts.caption, footnotes=[], fmt=parts.fmt)
+        # the pieces of context repeat the caption, shortened when it would take more than half of a piece (the
+        # table's piece shows it in full)
+        oh = self._reduce(replace(parts, footnotes=()), (), self.budget // 2)
+        oh.lead = []
         stream: list[_Item] = []
         for i in parts.general_order([i for i in range(len(context)) if i not in beside]):
             kind: Literal["lead", "tail"] = "lead" if i < n_before else "tail"

@@ -206,6 +206,21 @@ def test_table_that_fits_without_its_context_is_not_split_by_it() -> None:
         assert sum(text in pc.text for pc in pieces) == 1
 
 
+def test_pieces_of_context_shorten_a_caption_longer_than_half_a_piece() -> None:
+    """The table's piece shows a long caption in full; the pieces of context that did not fit beside it repeat only
+    its start, so a 50-token caption does not leave 14-token fragments of context."""
+    caption, context = words(50, "cap"), words(30, "ctx")
+    p = parts((("k", "v"),), (("a", "1"),), caption=caption, before=(context,))
+    context_piece, table_piece = ws_splitter(64).split(p)
+    assert table_piece.rows == (0, 1) and table_piece.text.startswith(caption)
+    assert context_piece.rows == (0, 0) and context in context_piece.text
+    assert (
+        context_piece.text.startswith("cap cap")
+        and caption not in context_piece.text
+        and ELLIPSIS in context_piece.text
+    )
+
+
 def test_context_rows_given_by_the_caller_win() -> None:
     """``UnitParts.context_rows`` (e.g. from the context module) overrides the splitter's own matching."""
     body = tuple((f"r{i}", str(i)) for i in range(40))
