@@ -6,7 +6,7 @@ import logging
 import math
 import os
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -49,10 +49,15 @@ MIN_PIECE_BUDGET = 16
 """Below this many tokens left after the headings, a unit's pieces are emitted without headings."""
 
 PAGE_CONTEXT_TOKENS = 1024
-"""Default context budget of a table on a page (PDF), when half the limit is less: its context candidates are
-already bounded by the page neighbourhood and per-sentence relevance, and the text that explains a table does not
-shrink with the embedder's window (a few paragraphs, 100-250 tokens each in papers, about 680 in one Korean report
-with the bundled tokenizer)."""
+"""Default context budget of a table on a page (PDF), when half the limit is less, and at most
+:data:`PAGE_CONTEXT_PIECES` pieces' worth: the text that explains a table does not shrink with the embedder's window
+(a few paragraphs, 100-250 tokens each in papers, about 680 in one Korean report with the bundled tokenizer), and its
+candidates are bounded by the page neighbourhood and per-sentence relevance (plus the paragraphs that name the table
+anywhere in the document, which only the budget bounds)."""
+
+PAGE_CONTEXT_PIECES = 4
+"""At small limits a table on a page gets at most this many pieces' worth of context (``4 * max_tokens``), so its
+rows are not buried behind pieces of context."""
 
 CONTEXT_JOIN_SLACK = 8
 """Of the room left beside a table, 1/8 (plus 4 tokens) is kept free for the joins between context sentences, which
@@ -183,11 +188,12 @@ class EvidenceChunker(BaseChunker):
         bbox_threshold: on paginated documents, the largest vertical distance in points between a table's edge
             and a context paragraph.
         context_max_tokens: token budget for a unit's context sentences. None (default): on paginated documents
-            (PDF) half of max_tokens but at least 1,024 (:data:`PAGE_CONTEXT_TOKENS`; the context rules already
-            bound the candidates to the table's page neighbourhood), so a unit holds what explains its table at any
-            limit; on documents without layout (HTML, DOCX, Markdown), where every paragraph of the table's section
-            is a candidate, half of max_tokens, and for a table that fits one piece at most the room beside it
-            (sentences naming it excepted). A table that fits one piece is never split by its context: what does
+            (PDF) 1,024 tokens, at most 4 times max_tokens, or half of max_tokens when that is more
+            (:data:`PAGE_CONTEXT_TOKENS`; the context rules already bound the candidates to the table's page
+            neighbourhood), so the context of a unit does not shrink with the limit above 256; on documents
+            without layout (HTML, DOCX, Markdown), where every paragraph of the table's section is a candidate, half
+            of max_tokens, and for a table that fits one piece at most the room beside it (sentences naming it
+            excepted). A table that fits one piece is never split by its context: what does
             not fit beside it goes into pieces of its own under the caption (see docs/context.md).
         sim_threshold: if above 0, a context paragraph must also have at least this cosine similarity to the table
             (needs sentence-transformers and a local model; at 0 no model is ever loaded).
@@ -396,11 +402,11 @@ class EvidenceChunker(BaseChunker):
 
     @property
     def _page_context_budget(self) -> int:
-        """The context budget of a table placed on a page: ``context_max_tokens``, else half the limit but at least
-        :data:`PAGE_CONTEXT_TOKENS`."""
+        """The context budget of a table placed on a page: ``context_max_tokens``, else :data:`PAGE_CONTEXT_TOKENS`
+        (at most :data:`PAGE_CONTEXT_PIECES` times the limit), or half the limit when that is more."""
         if self.context_max_tokens is not None:
             return self.context_max_tokens
-        return max(PAGE_CONTEXT_TOKENS, self.max_tokens // 2)
+        return max(min(PAGE_CONTEXT_TOKENS, PAGE_CONTEXT_PIECES * self.max_tokens), self.max_tokens // 2)
 
     def _context_room(
         self, unit: EvidenceUnit, doc: DoclingDocument, doc_ser: BaseDocSerializer, headings: list[str] | None
@@ -539,7 +545,7 @@ class EvidenceChunker(BaseChunker):
                 f"{exc}: {unit.table.self_ref} cannot be chunked at max_tokens={limit}; use a tokenizer with a "
                 f"larger max_tokens{compact}"
             ) from None
-        chunks = [self._piece_chunk(unit, piece, k, len(pieces), headings) for k, piece in enumerate(pieces)]
+        chunks = [self._piece_chunk(unit, piece, k, len(pieces), headings, context) for k, piece in enumerate(pieces)]
         if self.views:
             caption = unit.caption.text.strip() if unit.caption else ""
             for chunk, piece in zip(chunks, pieces, strict=True):
@@ -577,14 +583,26 @@ class EvidenceChunker(BaseChunker):
         return [self.contextualize(chunk.model_copy(update={"text": body})) for body in views]
 
     def _piece_chunk(
-        self, unit: EvidenceUnit, piece: Piece, k: int, n: int, headings: list[str] | None
+        self,
+        unit: EvidenceUnit,
+        piece: Piece,
+        k: int,
+        n: int,
+        headings: list[str] | None,
+        context_texts: Sequence[str],
     ) -> EvidenceChunk:
+        """The chunk of one piece; ``context_texts`` are the unit's context texts as the splitter got them."""
         caption_items = list(unit.caption.items) if unit.caption and piece.has_caption else []
         context = (*unit.context_before, *unit.context_after)
         n_before = len(unit.context_before)
         before = [context[i] for i in piece.kept_context if i < n_before]
         after = [context[i] for i in piece.kept_context if i >= n_before]
-        spans = {context[i].self_ref: _shown(context[i].text, unit.spans_of(i), piece.text) for i in piece.kept_context}
+        spans = {
+            context[i].self_ref: _shown(
+                context[i].text, unit.spans_of(i), context_texts[i], [t for j, t in piece.context_shown if j == i]
+            )
+            for i in piece.kept_context
+        }
         footnotes = list(unit.footnotes) if piece.has_footnotes else []
         members: list[tuple[Any, MemberRole]] = [
             *((it, "caption") for it in caption_items),
@@ -684,11 +702,50 @@ def _whole_context(chunks: Any) -> set[str]:
     return whole
 
 
-def _shown(text: str, spans: tuple[tuple[int, int], ...], shown: str) -> list[tuple[int, int]]:
-    """The part of ``spans`` (of ``text``) that ``shown`` holds: all of them, or — when the splitter kept only an
-    excerpt of the context — the spans up to the longest prefix it shows."""
-    if all(text[a:b] in shown for a, b in spans):
+def _shown(
+    text: str, spans: tuple[tuple[int, int], ...], rendered: str, fragments: Sequence[str]
+) -> list[tuple[int, int]]:
+    """The character spans of ``text`` (a context item's text) that a piece shows.
+
+    ``spans`` are the unit's spans of the item, ``rendered`` the context text made of them (the item rendered whole,
+    or its spans joined by ``CONTEXT_GAP``) and ``fragments`` what of ``rendered`` the piece holds: all of it, or
+    fragments of it when the splitter cut it over several pieces. Each fragment is located in ``rendered`` and
+    mapped back onto ``spans``.
+    """
+    if not fragments or any(f.strip() == rendered.strip() for f in fragments):
         return list(spans)
+    if len(spans) == 1 and rendered != text[spans[0][0] : spans[0][1]]:
+        # rendered by the serializer (markup, escapes): look for the fragments in the item's own text
+        a0, b0 = spans[0]
+        source = text[a0:b0]
+        found = [(source.find(g), g) for g in (f.strip() for f in fragments) if g]
+        located = [(a0 + at, a0 + at + len(g)) for at, g in found if at >= 0]
+        return located or _shown_prefix(text, spans, " ".join(fragments))
+    starts, pos = [], 0
+    for a, b in spans:
+        starts.append(pos)
+        pos += (b - a) + len(CONTEXT_GAP)
+    out: list[tuple[int, int]] = []
+    cursor = 0
+    for g in (f.strip() for f in fragments):
+        at = rendered.find(g, cursor)
+        if not g or at < 0:
+            continue
+        cursor = at + len(g)
+        for (a, b), start in zip(spans, starts, strict=True):
+            lo, hi = max(at, start), min(at + len(g), start + (b - a))
+            while lo < hi and text[a + lo - start].isspace():
+                lo += 1
+            while hi > lo and text[a + hi - 1 - start].isspace():
+                hi -= 1
+            if lo < hi:
+                out.append((a + lo - start, a + hi - start))
+    return out or _shown_prefix(text, spans, " ".join(fragments))
+
+
+def _shown_prefix(text: str, spans: tuple[tuple[int, int], ...], shown: str) -> list[tuple[int, int]]:
+    """Fallback of :func:`_shown` when the fragments cannot be located: the spans up to the longest prefix of them
+    that ``shown`` holds."""
     out: list[tuple[int, int]] = []
     for a, b in spans:
         if text[a:b] in shown:

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from docling_evidence.listing import rows_text
 from docling_evidence.safe_write import write_text
 
 if TYPE_CHECKING:
@@ -396,7 +397,7 @@ def render_report(
         if getattr(meta, "parts", 1) > 1:
             head.append(f"part {meta.part + 1}/{meta.parts}")
         if getattr(meta, "rows", None):
-            head.append(f"rows {meta.rows[0] + 1}–{meta.rows[1]}")
+            head.append(rows_text(meta.rows))
         head.append(_esc(_pages_text(list(getattr(meta, "page_span", []) or []))))
         head.append(_token_bar(tokens[index], limit))
         body = (_caption_line(meta) if kind == "table" else "") + _members_list(members)

@@ -57,7 +57,8 @@ def _members_summary(record: dict[str, Any]) -> str:
     return ", ".join(f"{r} ×{counts[r]}" if counts[r] > 1 else r for r in _ROLE_ORDER if r in counts)
 
 
-def _rows_text(rows: list[int] | tuple[int, int] | None) -> str:
+def rows_text(rows: list[int] | tuple[int, int] | None) -> str:
+    """A piece's half-open ``meta.rows`` range for people: ``rows 3–7``, ``row 3``, ``no rows`` ("" for None)."""
     if not rows:
         return ""
     first, end = rows[0] + 1, rows[1]
@@ -145,7 +146,7 @@ def markdown_listing(source: str, records: list[dict[str, Any]], max_tokens: int
         pages = f" · {_pages(meta['page_span'])}" if meta["page_span"] else ""
         if unit is not None:
             part = f" · part {meta['part'] + 1} of {meta['parts']}" if meta["parts"] > 1 else ""
-            rows = f" · {_rows_text(meta.get('rows'))}" if meta.get("rows") else ""
+            rows = f" · {rows_text(meta.get('rows'))}" if meta.get("rows") else ""
             title = f"## Chunk {i} · table unit {tags[unit.unit_id]} `{unit.unit_id}`{part}{rows}{pages}{tokens}"
         else:
             title = f"## Chunk {i} · text{pages}{tokens}"
@@ -160,7 +161,7 @@ def markdown_listing(source: str, records: list[dict[str, Any]], max_tokens: int
         if unit is not None and not full and len(unit.pieces) > 1:
             rest = [records[j]["meta"] for j in unit.pieces if j != i - 1]
             ranges = [m["rows"] for m in rest if m.get("rows") and m["rows"][1] > m["rows"][0]]
-            rows = f" ({_rows_text((ranges[0][0], ranges[-1][1]))})" if ranges else " (context)"
+            rows = f" ({rows_text((ranges[0][0], ranges[-1][1]))})" if ranges else " (context)"
             which = _parts_text([m["part"] + 1 for m in rest])
             lines += [f"_… {which} of {tags[unit.unit_id]}{rows} not shown; `--all` lists them._", ""]
     return "\n".join(lines) + "\n"

@@ -123,7 +123,9 @@ class UnitParts:
     ``context_before + context_after``, its priority (0 = most important, e.g. the paragraph naming the table): the
     general context of a split unit goes into its first piece most important first. ``context_rows`` gives, for each
     text, the body rows it names (its piece is the one holding the first of them; ``()``: general context); None
-    (default) lets :func:`docling_evidence.row_affinity.named_rows` decide.
+    (default) lets :func:`docling_evidence.row_affinity.named_rows` decide. A table that fits one piece without its
+    context is kept whole: texts naming rows go beside them first, then the general context by rank, and what does
+    not fit goes into pieces of its own before it.
     """
 
     caption: str
@@ -173,6 +175,8 @@ class Piece:
         row_slices: what of each body row the piece shows, in order: ``(row, cols, cell_text)`` with ``cols`` None
             for the whole row, and ``cell_text`` the fragment shown of the last of ``cols`` when a cell was split
             inside (None otherwise).
+        context_shown: ``(index, text)`` of each context text the piece shows, in order: the whole text, or the
+            fragment of it the piece holds.
     """
 
     text: str
@@ -185,6 +189,7 @@ class Piece:
     has_footnotes: bool = True
     has_header: bool = False
     row_slices: tuple[tuple[int, tuple[int, ...] | None, str | None], ...] = ()
+    context_shown: tuple[tuple[int, str], ...] = ()
 
 
 Kind = Literal["row", "lead", "tail"]
@@ -625,6 +630,7 @@ class Splitter:
             text=text,
             rows=(0, len(rows.body)),
             kept_context=tuple(range(n_before + len(parts.context_after))),
+            context_shown=tuple(enumerate(parts.context)),
             has_caption=bool(parts.caption),
             has_footnotes=bool(parts.footnotes),
             has_header=bool(header) and bool(rows.body),
@@ -633,8 +639,9 @@ class Splitter:
 
     def _table_kept_whole(self, parts: UnitParts) -> list[Piece] | None:
         """A table that fits one piece without its context is not split by it: the piece holds the table with the
-        context that fits beside it (most important first), and the rest of the context goes into pieces of its own
-        before it, each under the caption. None when the table does not fit one piece even without context."""
+        context that fits beside it (texts naming rows first, then the most important), and the rest of the context
+        goes into pieces of its own before it, each under the caption. None when the table does not fit one piece
+        even without context."""
         context = parts.context
         if not context:
             return None
@@ -653,14 +660,21 @@ class Splitter:
         table_piece = self._whole(subset(()))
         if table_piece is None:
             return None
+        # texts naming rows belong with their rows (all in this piece), then the general context, most important first
+        named = parts.rows_named()
+        ranked = parts.general_order(range(len(context)))
         beside: list[int] = []
-        for i in parts.general_order(range(len(context))):
+        for i in [*(i for i in ranked if named[i]), *(i for i in ranked if not named[i])]:
             with_it = self._whole(subset([*beside, i]))
             if with_it is not None:
                 beside.append(i)
                 table_piece = with_it
         kept = sorted(beside)
-        table_piece = replace(table_piece, kept_context=tuple(kept[k] for k in table_piece.kept_context))
+        table_piece = replace(
+            table_piece,
+            kept_context=tuple(kept[k] for k in table_piece.kept_context),
+            context_shown=tuple((kept[k], text) for k, text in table_piece.context_shown),
+        )
         # the pieces of context repeat the caption, shortened when it would take more than half of a piece (the
         # table's piece shows it in full)
         oh = self._reduce(replace(parts, footnotes=()), (), self.budget // 2)
@@ -843,6 +857,7 @@ class Splitter:
             fragment=frag_items[0].fragment if frag_items else None,
             cell_text=frag_items[0].cell_text if frag_items else None,
             kept_context=tuple(sorted({it.ctx for it in payload if it.ctx is not None})),
+            context_shown=tuple((it.ctx, it.text) for it in payload if it.ctx is not None),
             has_caption=bool(oh.caption) or any(it.is_caption for it in payload),
             has_footnotes=bool(oh.footnotes) or any(it.is_footnote for it in payload),
             has_header=bool(row_items and row_items[0].header),

@@ -212,7 +212,11 @@ def merge_piece_metadata(metas: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
             out[key] = merged
     if any(isinstance(m.get("views"), Sequence) for m in metas):  # every joined piece's views, in order
         out["views"] = [v for m in metas for v in (m.get("views") or ())]
-    rows = [m["rows"] for m in metas if isinstance(m.get("rows"), Sequence) and len(m["rows"]) == 2]
+    rows = [
+        m["rows"]
+        for m in metas
+        if isinstance(m.get("rows"), Sequence) and len(m["rows"]) == 2 and int(m["rows"][1]) > int(m["rows"][0])
+    ]
     if rows:
         out["rows"] = [min(int(r[0]) for r in rows), max(int(r[1]) for r in rows)]
     pages = {int(p) for m in metas for p in (m.get("page_span") or ())}

@@ -80,6 +80,8 @@ def test_report_without_layout_says_so(example_json: Path) -> None:
     chunks = list(chunker.chunk(doc))
     page = render_report(doc, chunks, chunker)
     assert "<svg" not in page and "no page layout" in page
+    # Table 2 opens with a piece of context (it fits one piece without it): its header says so, not "rows 1–0"
+    assert any(c.meta.rows == (0, 0) for c in chunks) and "no rows" in page and "rows 1–0" not in page
     assert page.count('<section class="chunk"') == len(chunks) + len(
         {c.meta.unit_id for c in chunks if c.meta.kind == "table"}
     )

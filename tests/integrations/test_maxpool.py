@@ -168,6 +168,9 @@ def test_merge_piece_metadata_describes_the_joined_pieces() -> None:
     assert lead["rows"] == [10, 15], "inputs are not modified"
     assert merge_piece_metadata([]) == {}
     assert merge_piece_metadata([{"unit_id": "u"}]) == {"unit_id": "u"}
+    # a piece of context holds no rows: its empty range does not widen the unit's
+    context_piece = {**first, "part": 1, "rows": [6, 6]}
+    assert merge_piece_metadata([{**lead, "rows": [8, 10]}, context_piece])["rows"] == [8, 10]
 
 
 def test_a_nan_score_ranks_like_a_missing_one_not_first() -> None:

@@ -206,6 +206,21 @@ def test_table_that_fits_without_its_context_is_not_split_by_it() -> None:
         assert sum(text in pc.text for pc in pieces) == 1
 
 
+def test_a_table_kept_whole_keeps_the_context_naming_its_rows_beside_them() -> None:
+    """In a table that fits one piece, all rows are in that piece, so a text naming a row (or given rows by the
+    caller's ``context_rows``) goes beside them before general context of higher rank."""
+    body = tuple((f"region{i}", f"{1000 + i}") for i in range(8))
+    general, about_row = words(12, "growth"), "Revenue in region5 rose the most."
+    p = parts((("Region", "Revenue"),), body, caption="Table 4: Revenue", before=(general,), after=(about_row,))
+    assert len(ws_splitter(64).split(replace(p, context_after=()))) == 1  # the general text alone would fit beside
+    pieces = ws_splitter(64).split(p)
+    assert [pc.rows for pc in pieces] == [(0, 0), (0, 8)]
+    assert pieces[-1].kept_context == (1,) and pieces[0].kept_context == (0,)
+    by_caller = replace(p, context_after=("Some other words are written here.",), context_rows=((), (5,)))
+    assert by_caller.rows_named() == ((), (5,))
+    assert ws_splitter(64).split(by_caller)[-1].kept_context == (1,)
+
+
 def test_pieces_of_context_shorten_a_caption_longer_than_half_a_piece() -> None:
     """The table's piece shows a long caption in full; the pieces of context that did not fit beside it repeat only
     its start, so a 50-token caption does not leave 14-token fragments of context."""
