@@ -9,7 +9,8 @@ fit is split so that every piece stays dense in rows:
   :mod:`docling_evidence.row_affinity`) goes into the piece holding that row (the first one it names); the rest, the
   general context, goes once per unit, into the first piece (the most important first when it needs more than one);
 - a table that fits one piece without its context stays one piece: it keeps the context that fits beside it (texts
-  naming its rows first, then the most important), and the rest of the context goes into pieces of its own before it, under the caption;
+  naming its rows first, then the most important), and the rest of the context goes into pieces of its own before
+  it, under the caption;
 - rows are packed in order, as many whole rows per piece as fit.
 
 When a header row plus a body row does not fit (a wide table), the table is split **by columns**: the columns are
