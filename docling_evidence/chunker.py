@@ -193,8 +193,8 @@ class EvidenceChunker(BaseChunker):
             neighbourhood), so the context of a unit does not shrink with the limit above 256; on documents
             without layout (HTML, DOCX, Markdown), where every paragraph of the table's section is a candidate, half
             of max_tokens, and for a table that fits one piece at most the room beside it (sentences naming it
-            excepted). A table that fits one piece is never split by its context: what does
-            not fit beside it goes into pieces of its own under the caption (see docs/context.md).
+            excepted). A table that fits one piece is never split by its context: what does not fit beside it
+            goes into pieces of its own under the caption (see docs/context.md).
         sim_threshold: if above 0, a context paragraph must also have at least this cosine similarity to the table
             (needs sentence-transformers and a local model; at 0 no model is ever loaded).
         sim_model: local path of the sentence-transformers model for the similarity gate (default: the
