@@ -24,8 +24,8 @@ the table come first, then the others by weight. Sentences are taken in that ord
 so a long paragraph contributes the sentences that explain the table instead of being dropped whole. On paginated
 documents the rules above bound the candidates (a page neighbourhood, per-sentence relevance), and the chunker's
 default budget there does not shrink with the token limit (1,024 tokens from limit 256 up): a unit holds what
-explains its table at any limit. The result records, per chosen paragraph, the character spans used (the whole text when every
-sentence was chosen).
+explains its table at any limit. The result records, per chosen paragraph, the character spans used (the whole text
+when every sentence was chosen).
 
 Cost: :class:`ContextIndex` is built once per document (one pass over the paragraphs: sentences, table mentions,
 word frequencies, per-page position lists); each table then looks at a bounded number of neighbours found by
