@@ -507,6 +507,7 @@ class EvidenceChunker(BaseChunker):
         item_text: Any,
         index: DocIndex,
     ) -> list[EvidenceChunk]:
+        original = unit
         limit = self.max_tokens
         prefix = self._embed_prefix(headings)
         count = self._count
@@ -540,6 +541,12 @@ class EvidenceChunker(BaseChunker):
         try:
             pieces = splitter.split(parts)
         except TokenLimitTooSmall as exc:
+            if headings:
+                _log.warning(
+                    "headings of %s leave too little room for a row of the table: emitted without them",
+                    unit.table.self_ref,
+                )
+                return self._unit_chunks(original, doc, doc_ser, None, item_text, index)
             compact = "" if layout.fmt.name == "markdown" else ", or table_format='markdown' (the most compact)"
             raise TokenLimitTooSmall(
                 f"{exc}: {unit.table.self_ref} cannot be chunked at max_tokens={limit}; use a tokenizer with a "

@@ -614,3 +614,29 @@ def test_a_limit_too_small_for_one_row_is_a_value_error_that_says_what_to_change
     with pytest.raises(ValueError, match=r"max_tokens=16.*larger max_tokens.*table_format='markdown'"):
         list(chunker.chunk(_small_table_doc(heading=False)))
     assert list(EvidenceChunker(tokenizer=bundled_tokenizer(16)).chunk(_small_table_doc(heading=False)))
+
+
+def test_headings_that_leave_no_room_for_a_row_are_dropped_not_an_error() -> None:
+    """Found by the chunker properties (seed 6, ``thorough``): three Korean headings (about 50 tokens with the
+    bundled tokenizer) left a 64-token HTML piece too little room for one cell fragment under its two row labels, and
+    the table raised TokenLimitTooSmall although it fits without the headings. As when the headings leave under
+    MIN_PIECE_BUDGET tokens, the unit's pieces go without them (a warning says so); the text chunks keep them."""
+    row = ("net", "total assets income", "利益 Ünïcödé n/a (3.1)", "n/a 12.5 Q4", "매출", "income", "Ünïcödé")
+    spec = DocSpec(
+        grid=Grid(header=(), body=(row,), label_cols=2, spans=()),
+        caption="",
+        before=(),
+        after=(),
+        footnotes=(),
+        headings=("매출 매출 매출 Notes",) * 3,
+        pages=0,
+        row_headers=False,
+    )
+    chunker = EvidenceChunker(tokenizer=bundled_tokenizer(64), table_format="html")
+    chunks = list(chunker.chunk(build_doc(spec)))
+    pieces = [c for c in chunks if c.meta.kind == "table"]
+    assert pieces and all(not p.meta.headings for p in pieces)
+    assert all(chunker.tokenizer.count_tokens(chunker.contextualize(c)) <= 64 for c in chunks)
+    skels = [skeleton(p.text) for p in pieces]
+    for cell in row:
+        assert covered_in_order(skeleton(cell), skels), cell
