@@ -516,7 +516,7 @@ class EvidenceChunker(BaseChunker):
             _log.warning(
                 "headings of %s leave too little room for the table: emitted without them", unit.table.self_ref
             )
-            headings, prefix, budget = None, "", limit
+            return self._unit_chunks(original, doc, doc_ser, None, item_text, index)
         layout = table_layout(unit.tables, doc, doc_ser, self.table_format, unit.rows, unit.row_starts)
         unit = replace(unit, rows=layout.rows, row_starts=layout.row_starts)
         n_before = len(unit.context_before)

@@ -67,14 +67,16 @@ def rows_text(rows: list[int] | tuple[int, int] | None) -> str:
     return f"row {first}" if end == first else f"rows {first}–{end}"
 
 
+def _holds_rows(meta: dict[str, Any]) -> bool:
+    """Whether a record's piece shows table rows (a piece of context has an empty ``rows`` range)."""
+    rows = meta.get("rows")
+    return bool(rows) and rows[1] > rows[0]
+
+
 def _shown_piece(unit: UnitSummary, records: list[dict[str, Any]]) -> int:
     """The piece a short listing shows of a unit: the first one holding rows (a unit may open with pieces of context
     that did not fit beside its rows), else the first."""
-    for index in unit.pieces:
-        rows = records[index]["meta"].get("rows")
-        if rows and rows[1] > rows[0]:
-            return index
-    return unit.pieces[0]
+    return next((index for index in unit.pieces if _holds_rows(records[index]["meta"])), unit.pieces[0])
 
 
 def _parts_text(parts: list[int]) -> str:
@@ -160,7 +162,7 @@ def markdown_listing(source: str, records: list[dict[str, Any]], max_tokens: int
         lines += [record["text"].rstrip(), ""]
         if unit is not None and not full and len(unit.pieces) > 1:
             rest = [records[j]["meta"] for j in unit.pieces if j != i - 1]
-            ranges = [m["rows"] for m in rest if m.get("rows") and m["rows"][1] > m["rows"][0]]
+            ranges = [m["rows"] for m in rest if _holds_rows(m)]
             rows = f" ({rows_text((ranges[0][0], ranges[-1][1]))})" if ranges else " (context)"
             which = _parts_text([m["part"] + 1 for m in rest])
             lines += [f"_… {which} of {tags[unit.unit_id]}{rows} not shown; `--all` lists them._", ""]
