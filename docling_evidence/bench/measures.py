@@ -12,8 +12,8 @@ Three views, named apart so they are never mixed:
 - unit level (``unit_hit@1``, ``unit_R@10``, ``unit_ceiling``; max-pool rankings only): the whole re-assembled unit
   of each ranked piece. This is *not* comparable with a flat arm's chunk-level numbers: a unit holds more text;
 - equal budget (``ok@B``): the ranking delivered in order until ``B`` tokens are spent (flat: chunk by chunk;
-  max-pool: unit by unit as re-assembled text, the last item cut); a hit when everything needed is in what was
-  delivered. This is the number a RAG user pays for.
+  max-pool: unit by unit as re-assembled text, led by the view that ranked when a view did, the last item cut); a
+  hit when everything needed is in what was delivered. This is the number a RAG user pays for.
 
 Measure names follow ir_measures: ``R@k`` is "some item among the first k is a hit" (with one relevant unit per
 question this is Success@k); ``hit@1`` is ``R@1`` under its usual RAG name; ``RR@10`` is the reciprocal rank of the

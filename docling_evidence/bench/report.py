@@ -102,9 +102,9 @@ def render_markdown(results: dict[str, Any], summary: dict[str, Any], plots: dic
     lines += [
         "Every arm is judged on the chunk that ranks (chunk level: `hit@1`, `R@k`, `RR@10`, `ceiling`); max-pool "
         "only removes a unit's lower pieces from the list. `ok@B`: the ranking delivered in order until B tokens "
-        "are spent (flat: chunk by chunk; maxpool: unit by unit as re-assembled text; the last item cut) holds "
-        "everything needed. `unit_*` (maxpool only): the whole re-assembled unit of each ranked piece is judged "
-        "(more text than one chunk: not comparable with chunk-level numbers).",
+        "are spent (flat: chunk by chunk; maxpool: unit by unit as re-assembled text, the view that ranked first; "
+        "the last item cut) holds everything needed. `unit_*` (maxpool only): the whole re-assembled unit of each "
+        "ranked piece is judged (more text than one chunk: not comparable with chunk-level numbers).",
         "",
     ]
     for method in cfg["methods"]:

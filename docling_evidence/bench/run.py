@@ -74,16 +74,20 @@ class _ArmIndex:
         return range(start, start + self.counts.get(doc_id, 0))
 
     def unit_text(self, unit: str, lead: int | None = None) -> str:
-        """The unit re-assembled as ``MaxPoolRetriever(reassemble=True)`` returns it: the piece ``lead`` (the one that
-        ranked, a global record index) first, the others in reading order, frame lines repeated by later pieces
-        dropped (:func:`~docling_evidence.integrations.maxpool.order_pieces`, ``merge_piece_texts``); ``lead=None``:
-        every piece in reading order."""
+        """The unit re-assembled as ``MaxPoolRetriever(reassemble=True)`` returns it by default
+        (``piece_order="match_first"``): ``lead`` is the record that ranked best (a global record index). When it is
+        a view (a row or sentence vector pointing to a chunk), its text comes first; then the piece it belongs to (or
+        ``lead`` itself), then the others in reading order, frame lines already shown dropped
+        (:func:`~docling_evidence.integrations.maxpool.order_pieces`, ``merge_piece_texts``). ``lead=None``: every
+        piece in reading order."""
         key = (unit, lead)
         text = self._unit_texts.get(key)
         if text is None:
             targets = self.unit_targets[unit]
-            ordered = order_pieces(targets, part_of=targets.index, lead=lead if lead in targets else None)
-            text = merge_piece_texts([self.records[g].embed_text for g in ordered])
+            piece = None if lead is None else self.target[lead]
+            ordered = order_pieces(targets, part_of=targets.index, lead=piece if piece in targets else None)
+            matched = self.records[lead].embed_text if lead is not None and piece != lead else None
+            text = merge_piece_texts([self.records[g].embed_text for g in ordered], matched)
             self._unit_texts[key] = text
         return text
 
@@ -226,7 +230,7 @@ def _judge_arm(
                 depth,
                 ranked_unit_hits=[unit_hit.get(u, False) for u in unit_ids[:depth]],
                 unit_ceiling=any(unit_hit.values()),
-                ok=_ok_flags([arm.unit_text(u.key, lead=arm.target[u.best]) for u in pooled], token_ends, q),
+                ok=_ok_flags([arm.unit_text(u.key, lead=u.best) for u in pooled], token_ends, q),
             )
             out.setdefault((method, scope, "flat"), []).append(flat)
             out.setdefault((method, scope, "maxpool"), []).append(pool)
@@ -406,6 +410,7 @@ def run_benchmark(
             "depth": depth,
             "max_tokens": max_tokens,
             "budgets": list(BUDGETS),
+            "delivery": "match_first",
             "rrf_k": RRF_K,
             "rounds": rounds,
             "embedder": embedder_doc,

@@ -31,11 +31,13 @@ from langchain_core.vectorstores import VectorStore
 from pydantic import ConfigDict, Field, PrivateAttr, model_validator
 
 from docling_evidence.integrations.maxpool import (
+    MATCHED_VIEW_KEY,
     VIEW_KEY,
     VIEW_OF_KEY,
     PieceOrder,
     PooledUnit,
     chunk_hits,
+    matched_view,
     max_pool,
     merge_piece_metadata,
     merge_piece_texts,
@@ -223,9 +225,11 @@ class MaxPoolRetriever(BaseRetriever):
     A row view among the candidates (:func:`view_documents`) counts for its unit at its own rank and score, and
     is replaced by its piece (fetched with ``vectorstore.get_by_ids`` unless the piece is among the candidates).
 
-    With ``reassemble=True`` each returned Document is the whole unit: the piece that ranked first, then the others in
-    part order (``piece_order="reading"``: all in part order), the repeated frame (headings, caption, header row) kept
-    once, so that a reader with a token budget gets the matching rows first. Pieces that were not among the
+    With ``reassemble=True`` each returned Document is the whole unit, what matched first: the view that ranked (when
+    a row or sentence view is the unit's best hit; its text also in ``metadata["matched_view"]``), then the piece that
+    ranked first, then the others in part order, the repeated frame (headings, caption, header row) kept once, so that
+    a reader with a token budget gets the matching row or sentence first. ``piece_order="best_first"`` leaves the
+    view out; ``"reading"`` joins every piece in part order. Pieces that were not among the
     candidates are fetched with ``vectorstore.get_by_ids`` when the Documents were added with :func:`evidence_ids`;
     ``metadata["parts_found"]`` lists the parts actually joined, in the order joined.
 
@@ -242,8 +246,9 @@ class MaxPoolRetriever(BaseRetriever):
     k: int = 4
     fetch_k: int = 20
     reassemble: bool = False
-    piece_order: PieceOrder = "best_first"
-    """With ``reassemble``: the best-ranked piece first (default), or ``"reading"``: every piece in part order."""
+    piece_order: PieceOrder = "match_first"
+    """With ``reassemble``: the view that ranked, then the best-ranked piece, then the others (default); the
+    best-ranked piece first (``"best_first"``); or every piece in part order (``"reading"``)."""
     search_kwargs: dict[str, Any] = Field(default_factory=dict)
     """Extra keyword arguments for the vector store search (for instance a metadata ``filter``)."""
 
@@ -308,7 +313,8 @@ class MaxPoolRetriever(BaseRetriever):
         if not self.reassemble or not unit.has_unit_id:
             return _with_score(best_doc, best_score, {})
         pieces = self._complete_pieces([doc for doc, _ in hits])
-        lead = best_doc if self.piece_order == "best_first" else None
+        lead = None if self.piece_order == "reading" else best_doc
+        matched = matched_view(unit, _view_of, lambda hit: hit[0].page_content, self.piece_order)
         ordered = order_pieces(pieces, part_of=lambda doc: _evidence(doc.metadata).get("part"), lead=lead)
         first = ordered[0]
         extra: dict[str, Any] = {
@@ -320,8 +326,10 @@ class MaxPoolRetriever(BaseRetriever):
         dl_metas = [doc.metadata["dl_meta"] for doc in ordered if isinstance(doc.metadata.get("dl_meta"), Mapping)]
         if dl_metas:  # docling's metadata of the whole unit: every piece's doc items, rows, roles and spans
             extra["dl_meta"] = {**merge_piece_metadata(dl_metas), "part": 0}
+        if matched:
+            extra[MATCHED_VIEW_KEY] = matched
         merged = Document(
-            page_content=merge_piece_texts([doc.page_content for doc in ordered]), metadata=first.metadata
+            page_content=merge_piece_texts([doc.page_content for doc in ordered], matched), metadata=first.metadata
         )
         return _with_score(merged, best_score, extra)
 

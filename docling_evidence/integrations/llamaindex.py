@@ -41,11 +41,13 @@ from llama_index.core.schema import (
 from llama_index.core.storage.docstore.types import BaseDocumentStore
 
 from docling_evidence.integrations.maxpool import (
+    MATCHED_VIEW_KEY,
     VIEW_KEY,
     VIEW_OF_KEY,
     PieceOrder,
     PooledUnit,
     chunk_hits,
+    matched_view,
     max_pool,
     merge_piece_metadata,
     merge_piece_texts,
@@ -191,9 +193,11 @@ class MaxPoolPostprocessor(BaseNodePostprocessor):
     """Keep each evidence unit once, at its best score, and return the ``top_n`` best units.
 
     Nodes are grouped by ``metadata["unit_id"]`` and ordered by their best score (higher is better; nodes without a
-    score keep their input order after the scored ones). With ``reassemble=True`` each returned node is the whole unit:
-    the piece that scored best, then the others in part order (``piece_order="reading"``: all in part order), with the
-    repeated frame (headings, caption, header row) kept once; missing pieces are
+    score keep their input order after the scored ones). With ``reassemble=True`` each returned node is the whole unit,
+    what matched first: the view that scored best (when a row or sentence view is the unit's best hit; its text also
+    in ``metadata["matched_view"]``), then the piece that scored best, then the others in part order
+    (``piece_order="best_first"``: without the view; ``"reading"``: all in part order), with the repeated frame
+    (headings, caption, header row) kept once; missing pieces are
     looked up in ``docstore`` through the nodes' previous/next relationships when a docstore is given (for instance
     ``index.docstore``). ``metadata["parts_found"]`` lists the parts joined.
 
@@ -208,7 +212,9 @@ class MaxPoolPostprocessor(BaseNodePostprocessor):
     top_n: int = Field(default=4, description="Number of distinct units to return.")
     reassemble: bool = Field(default=False, description="Return each unit re-assembled from its pieces.")
     piece_order: PieceOrder = Field(
-        default="best_first", description="Re-assembled: the best piece first, or 'reading' (part order)."
+        default="match_first",
+        description="Re-assembled: the view that matched, then the best piece ('match_first'); the best piece first "
+        "('best_first'); or 'reading' (part order).",
     )
     docstore: BaseDocumentStore | None = Field(default=None, description="Where to look up missing pieces.")
     vector_store: Any = Field(
@@ -267,16 +273,18 @@ class MaxPoolPostprocessor(BaseNodePostprocessor):
         )
         if not self.reassemble or not unit.has_unit_id:
             return hits[0]
-        lead = hits[0].node if self.piece_order == "best_first" else None
+        lead = None if self.piece_order == "reading" else hits[0].node
         pieces = order_pieces(self._complete_pieces([hit.node for hit in hits]), part_of=_part_of, lead=lead)
+        matched = matched_view(unit, _view_of, lambda hit: hit.node.get_content(MetadataMode.NONE), self.piece_order)
         first = pieces[0]
         metadata = {
             "page_span": [],
             **merge_piece_metadata([node.metadata for node in pieces]),  # page_span: every piece's pages
             "part": 0,
             "parts_found": [_part_of(n) or 0 for n in pieces],
+            **({MATCHED_VIEW_KEY: matched} if matched else {}),
         }
-        text = merge_piece_texts([node.get_content(MetadataMode.NONE) for node in pieces])
+        text = merge_piece_texts([node.get_content(MetadataMode.NONE) for node in pieces], matched)
         merged = TextNode(
             id_=f"{unit.key}:merged",
             text=text,
@@ -323,7 +331,7 @@ class MaxPoolRetriever(BaseRetriever):
         k: int = 4,
         reassemble: bool = False,
         docstore: BaseDocumentStore | None = None,
-        piece_order: PieceOrder = "best_first",
+        piece_order: PieceOrder = "match_first",
         vector_store: Any = None,
         **kwargs: Any,
     ) -> None:
@@ -344,7 +352,7 @@ class MaxPoolRetriever(BaseRetriever):
         k: int = 4,
         fetch_k: int = 20,
         reassemble: bool = False,
-        piece_order: PieceOrder = "best_first",
+        piece_order: PieceOrder = "match_first",
     ) -> MaxPoolRetriever:
         """Max-pool retriever over a ``VectorStoreIndex``: fetch ``fetch_k`` nodes, return ``k`` units.
 

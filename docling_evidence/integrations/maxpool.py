@@ -122,9 +122,23 @@ def chunk_hits(
     return out
 
 
-PieceOrder = Literal["best_first", "reading"]
-"""How a re-assembled unit orders its pieces: the piece that ranked first, then the others in part order
-(``best_first``, the default); or all in part order (``reading``)."""
+PieceOrder = Literal["match_first", "best_first", "reading"]
+"""How a re-assembled unit is laid out: what matched first, then the piece that ranked first, then the others in part
+order (``match_first``, the default: when the unit's best hit is a view, a row or a sentence, that view's text leads);
+the piece that ranked first, then the others (``best_first``); or every piece in part order (``reading``)."""
+
+MATCHED_VIEW_KEY = "matched_view"
+"""Metadata key of a re-assembled unit led by a view (``piece_order="match_first"``): the view's text."""
+
+
+def matched_view(
+    unit: PooledUnit[T], view_of: Callable[[T], str | None], text_of: Callable[[T], str], piece_order: PieceOrder
+) -> str | None:
+    """The text that leads the re-assembled ``unit``: its best hit's text when that hit is a view and ``piece_order``
+    is ``match_first``, else None (the unit starts with its best piece)."""
+    if piece_order != "match_first" or not view_of(unit.best):
+        return None
+    return text_of(unit.best)
 
 
 def order_pieces(pieces: Sequence[T], part_of: Callable[[T], int | None], lead: T | None = None) -> list[T]:
@@ -151,7 +165,7 @@ def order_pieces(pieces: Sequence[T], part_of: Callable[[T], int | None], lead: 
     return head + [p for p in ordered if not head or p is not head[0]]
 
 
-def merge_piece_texts(texts: Sequence[str]) -> str:
+def merge_piece_texts(texts: Sequence[str], matched: str | None = None) -> str:
     """Join the texts of a unit's pieces (in the order given, see :func:`order_pieces`) into one text.
 
     Pieces of a split table each repeat what frames the table (headings, caption, header row). The first text is
@@ -159,21 +173,34 @@ def merge_piece_texts(texts: Sequence[str]) -> str:
     the frame appears once and the body rows follow each other. A later piece that holds text between the caption and
     its rows (the table's first piece, holding its context, after the best-ranked piece) keeps its header after that
     text, so every table fragment stays readable. Empty input gives ``""``.
+
+    ``matched``: the text of the view that ranked (:func:`matched_view`), put before the pieces; the first piece then
+    drops its leading lines that the view shows (its headings and caption), so the unit reads: frame, the matched row
+    or sentence, the rest of the unit.
     """
     if not texts:
-        return ""
+        return matched or ""
     first = texts[0]
     frame = set(first.splitlines())
     merged = [first]
+    if matched:
+        shown = set(matched.splitlines())
+        merged = [matched, *filter(None, [_after_lines_in(first, shown)])]
+        frame |= shown
     for text in texts[1:]:
-        lines = text.splitlines()
-        start = 0
-        while start < len(lines) and lines[start] in frame:
-            start += 1
-        rest = "\n".join(lines[start:])
+        rest = _after_lines_in(text, frame)
         if rest:
             merged.append(rest)
     return "\n".join(merged)
+
+
+def _after_lines_in(text: str, lines_seen: set[str]) -> str:
+    """``text`` without its leading lines that are in ``lines_seen``."""
+    lines = text.splitlines()
+    start = 0
+    while start < len(lines) and lines[start] in lines_seen:
+        start += 1
+    return "\n".join(lines[start:])
 
 
 def merge_piece_metadata(metas: Sequence[Mapping[str, Any]]) -> dict[str, Any]:

@@ -120,6 +120,26 @@ def test_budget_delivers_the_piece_that_ranked_first() -> None:
     assert len(TokenEnds()(text[: text.index("1,496.5")])) > min(BUDGETS)  # in reading order it comes too late
 
 
+def test_budget_delivers_the_view_that_ranked_before_its_unit() -> None:
+    # one piece: context, then many rows; the asked row is last. Its row view ranks first.
+    filler = "\n".join(f"| row{i} | 1{i} |" for i in range(150))
+    records = [
+        _rec(0, f"Revenue table\nRevenue grew in every year.\n{filler}\n| Revenue | 1,496.5 |", "t"),
+        ChunkRecord("evidence", "d", 1, "Revenue table\nRevenue: 2019 = 1,496.5", "d:t", (), 0, "view"),
+    ]
+    index = _ArmIndex("evidence", records, 0.0)
+    led = index.unit_text("d:t", lead=1)
+    assert led == merge_piece_texts([records[0].embed_text], matched=records[1].embed_text)
+    assert led.startswith("Revenue table\nRevenue: 2019 = 1,496.5\nRevenue grew")  # the caption once, then the row
+    assert index.unit_text("d:t", lead=0) == records[0].embed_text  # a piece that ranks leads with itself
+    q = _q(("1,496.5",))
+    by_view = _judge_arm(index, [q], {("bm25", "doc"): [np.array([1, 0])]}, 10, TokenEnds())
+    by_piece = _judge_arm(index, [q], {("bm25", "doc"): [np.array([0, 1])]}, 10, TokenEnds())
+    assert by_view[("bm25", "doc", "maxpool")][0].ok == (True,) * len(BUDGETS)
+    assert by_piece[("bm25", "doc", "maxpool")][0].ok[0] is False  # 256 tokens end before the last row
+    assert by_view[("bm25", "doc", "flat")][0].ok == by_piece[("bm25", "doc", "flat")][0].ok  # flat: chunks only
+
+
 def _long_table_doc() -> DoclingDocument:
     doc = DoclingDocument(name="t")
     doc.add_heading("Results")

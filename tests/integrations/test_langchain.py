@@ -331,6 +331,26 @@ def test_a_row_view_that_ranks_returns_its_piece(fleet_doc: Any, chunker: Any, e
     assert all(f"| Vessel {i} |" in whole.page_content for i in range(60))
 
 
+def test_a_reassembled_unit_starts_with_the_view_that_matched(fleet_doc: Any, chunker: Any, embed: Any) -> None:
+    store, _docs, views = _view_store(fleet_doc, chunker, embed)
+    view = next(v for v in views if v.page_content.endswith("Tonnage = 1444 tonnes"))  # Vessel 12
+
+    def whole(order: str) -> Document:
+        retriever = MaxPoolRetriever(vectorstore=store, k=1, fetch_k=30, reassemble=True, piece_order=order)
+        return retriever.invoke(view.page_content)[0]
+
+    matched = whole("match_first")
+    assert matched.page_content.startswith(view.page_content)  # the matched row, under its caption, comes first
+    assert matched.metadata["matched_view"] == view.page_content
+    assert matched.page_content.count("Table 9: Vessel register with flag and tonnage") == 1
+    piece_first = whole("best_first")
+    assert "matched_view" not in piece_first.metadata and "Tonnage = 1444" not in piece_first.page_content
+    # the view's row line is the only addition: the unit is the same text after it
+    frame = len(view.page_content.splitlines()) - 1  # headings and caption, above the row
+    assert matched.page_content == view.page_content + "\n" + piece_first.page_content.split("\n", frame)[frame]
+    assert not whole("reading").page_content.startswith(view.page_content)
+
+
 def test_row_views_need_the_pieces_in_the_store(fleet_doc: Any, chunker: Any, embed: Any) -> None:
     from docling_evidence.integrations.langchain import view_documents
 

@@ -242,6 +242,24 @@ def test_a_row_view_that_ranks_returns_its_piece(fleet_doc: Any, chunker: Any, e
         MaxPoolPostprocessor(top_n=2).postprocess_nodes(flat)
 
 
+def test_a_reassembled_unit_starts_with_the_view_that_matched(fleet_doc: Any, chunker: Any, embed: Any) -> None:
+    index = _view_index(chunker, fleet_doc, embed)
+    query = next(t for c in chunker.chunk(fleet_doc) for t in chunker.contextualize_views(c) if "1444" in t)
+
+    def whole(order: str) -> str:
+        retriever = MaxPoolRetriever.from_index(index, k=1, fetch_k=30, reassemble=True, piece_order=order)
+        node = retriever.retrieve(query)[0].node
+        assert (node.metadata.get("matched_view") == query) == (order == "match_first")
+        return node.get_content(MetadataMode.NONE)
+
+    matched, piece_first = whole("match_first"), whole("best_first")
+    assert matched.startswith(query) and "Tonnage = 1444" not in piece_first  # the matched row comes first
+    frame = len(query.splitlines()) - 1  # headings and caption, above the row
+    assert matched == query + "\n" + piece_first.split("\n", frame)[frame]  # and the same unit after it
+    assert all(f"| Vessel {i} |" in matched for i in range(60))
+    assert not whole("reading").startswith(query)
+
+
 def test_the_transform_applied_twice_adds_no_view_twice(fleet_doc: Any, chunker: Any) -> None:
     nodes = DoclingNodeParser(chunker=chunker).get_nodes_from_documents([li_document(fleet_doc)])
     transform = EvidenceNodeTransform(chunker=chunker, views=True)

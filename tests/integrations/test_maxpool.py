@@ -9,6 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from docling_evidence.integrations.maxpool import (
+    PooledUnit,
+    matched_view,
     max_pool,
     merge_piece_metadata,
     merge_piece_texts,
@@ -139,6 +141,48 @@ def test_merge_edge_cases() -> None:
     assert merge_piece_texts([]) == ""
     assert merge_piece_texts(["only"]) == "only"
     assert merge_piece_texts(["H\nrow 1", "H\nrow 2", "H"]) == "H\nrow 1\nrow 2"
+
+
+def test_a_matched_view_leads_and_the_frame_stays_once(fleet_doc, chunker) -> None:
+    pieces = order_pieces(
+        [c for c in chunker.chunk(fleet_doc) if c.meta.kind == "table" and c.meta.parts > 1], lambda c: c.meta.part
+    )
+    lead = pieces[len(pieces) // 2]
+    view = chunker.contextualize_views(lead)[1]  # the second row the lead piece holds
+    texts = [chunker.contextualize(c) for c in order_pieces(pieces, part_of=lambda c: c.meta.part, lead=lead)]
+    merged = merge_piece_texts(texts, matched=view)
+    assert merged.startswith(view)  # headings, caption, then the matched row, before any piece
+    rows = [int(r) for r in re.findall(r"\| Vessel (\d+) \|", merged)]
+    assert sorted(rows) == list(range(60)) and rows[0] == lead.meta.rows[0]  # then every row once, the lead's first
+    assert merged.count("Table 9: Vessel register with flag and tonnage") == 1
+    # the header under the lead's caption, and once more under the first piece's context paragraph (as without view)
+    assert merged.count("| Vessel | Flag | Tonnage |") == 2
+    assert merged == "\n".join([view, merge_piece_texts(texts).removeprefix(_frame_of(view))])
+
+
+def _frame_of(view: str) -> str:
+    """The lines of a row view above its row (headings, caption), each with its newline."""
+    return "".join(line + "\n" for line in view.splitlines()[:-1])
+
+
+def test_merge_with_a_matched_text_edge_cases() -> None:
+    assert merge_piece_texts([], matched="H\nrow 2") == "H\nrow 2"
+    assert merge_piece_texts(["H\nrow 1", "H\nrow 2"], matched=None) == "H\nrow 1\nrow 2"
+    assert merge_piece_texts(["H\nrow 1", "H\nrow 2"], matched="H\nrow 2") == "H\nrow 2\nrow 1"
+    # a piece that shows nothing beyond the matched view adds nothing
+    assert merge_piece_texts(["H\nrow 2"], matched="H\nrow 2") == "H\nrow 2"
+
+
+def test_matched_view_is_the_best_hit_when_it_is_a_view_and_the_order_asks_for_it() -> None:
+    view_hit = ("view text", "piece-1")  # (text, the chunk it points to)
+    chunk_hit = ("chunk text", None)
+    unit_led_by_view = PooledUnit(key="U", best=view_hit, score=0.9, hits=[view_hit, chunk_hit])
+    unit_led_by_chunk = PooledUnit(key="U", best=chunk_hit, score=0.9, hits=[chunk_hit, view_hit])
+    args = (lambda h: h[1], lambda h: h[0])
+    assert matched_view(unit_led_by_view, *args, "match_first") == "view text"
+    assert matched_view(unit_led_by_view, *args, "best_first") is None
+    assert matched_view(unit_led_by_view, *args, "reading") is None
+    assert matched_view(unit_led_by_chunk, *args, "match_first") is None
 
 
 def test_merge_piece_metadata_describes_the_joined_pieces() -> None:
