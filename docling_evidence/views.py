@@ -5,7 +5,8 @@ One vector per chunk cannot be about a table's rows and the paragraph that expla
 **sentence view** is one sentence of a text chunk, or of a context or section paragraph a table piece shows.
 Indexed beside the chunk's own vector and max-pooled by ``unit_id``, they let a question about one row or one
 sentence find its chunk while the chunk's own vector still matches questions that need all of it. What is
-retrieved and handed to the reader is the chunk, never the view.
+retrieved and handed to the reader is the chunk, never the view alone (a re-assembled unit that ranked by a view
+starts with it: ``docling_evidence.integrations.maxpool.matched_view``).
 """
 
 from __future__ import annotations

@@ -166,7 +166,7 @@ def view_documents(docs: Iterable[Document], chunker: Any = None) -> list[Docume
     (and caption), within the chunker's token limit. Its metadata is the piece's (without ``dl_meta``, with the flat
     evidence fields) plus ``view_of`` (the piece's :func:`piece_id`) and ``view`` (its position). Add them to the
     same vector store as the pieces, both with :func:`evidence_ids`; :class:`MaxPoolRetriever` pools a view with its
-    unit and returns the piece, never the view.
+    unit and returns the piece, never the view alone (re-assembled, what matched leads: ``piece_order``).
 
     Args:
         docs: Documents loaded with ``DoclingLoader(chunker=EvidenceChunker(), export_type=ExportType.DOC_CHUNKS)``.
