@@ -476,7 +476,8 @@ class EvidenceChunker(BaseChunker):
             return chunk
         before = [index.items[p] for p in peers.before]
         after = [index.items[p] for p in peers.after]
-        peer_views = self._sentence_views([item_text(p) for p in (*peers.before, *peers.after)], prefix, 1)
+        peer_texts = [item_text(p) for p in (*peers.before, *peers.after)]
+        peer_views = self._sentence_views(peer_texts, prefix, 1, within=render(peers))
         meta = chunk.meta.model_copy(
             update={
                 "doc_items": [*before, *chunk.meta.doc_items, *after],
@@ -559,7 +560,7 @@ class EvidenceChunker(BaseChunker):
                 shown = [context[i] for i in piece.kept_context]
                 chunk.meta.views = [
                     *self._row_views(unit.rows, piece, caption, prefix),
-                    *shown_sentences(self._sentence_views(shown, prefix, 1), piece.text),
+                    *shown_sentences(self._sentence_views(shown, prefix, 1, within=piece.text), piece.text),
                 ]
         # the unit's span: pages of what its pieces show (a context paragraph dropped from every piece does not count)
         span = page_span(it for c in chunks for it in c.meta.doc_items)
@@ -662,15 +663,27 @@ class EvidenceChunker(BaseChunker):
                     unit_id=base if occurrence == 0 else stable_id(base, str(occurrence)),
                     kind="text",
                     roles={it.self_ref: "text" for it in items},
-                    views=self._sentence_views([text], prefix),
+                    views=self._sentence_views([text], prefix, within=text),
                 ),
             )
 
-    def _sentence_views(self, texts: list[str], prefix: str, min_count: int = 2) -> list[str]:
-        """The sentence views of ``texts`` (none with ``views=False``), each within the limit with ``prefix``."""
+    def _sentence_views(
+        self, texts: list[str], prefix: str, min_count: int = 2, within: str | None = None
+    ) -> list[str]:
+        """The sentence views of ``texts`` (none with ``views=False``), each within the limit with ``prefix``.
+
+        ``within``: the chunk text that shows them. When it fits after ``prefix`` and the tokenizer's counts add up
+        across whitespace (:func:`~docling_evidence.tokenizer.lines_add_up`: no token spans a space or a line
+        break), a sentence made of consecutive whole words of it fits too, so it is not counted again.
+        """
         if not self.views:
             return []
-        return sentence_views(texts, self._fits_after(prefix), min_count)
+        fits = self._fits_after(prefix)
+        if within is not None and self._memo_tokenizer().by_lines and fits(within):
+            words = f" {' '.join(within.split())} "
+            counted = fits
+            fits = lambda body: f" {body} " in words or counted(body)  # noqa: E731
+        return sentence_views(texts, fits, min_count)
 
     def _resplit_text(self, chunk: DocChunk) -> list[str]:
         """Cut a text chunk that HybridChunker left over the limit (its plain-text fallback can overshoot)."""

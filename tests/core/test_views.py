@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from docling_core.transforms.chunker.tokenizer.base import BaseTokenizer
 from docling_core.types.doc import DocItemLabel, DoclingDocument
 from docs_builder import add_table
+from pydantic import Field
 
 from docling_evidence import EvidenceChunker
 from docling_evidence.bench.arms import build_arm
 from docling_evidence.table_rows import TableRows
-from docling_evidence.tokenizer import bundled_tokenizer
+from docling_evidence.tokenizer import TokenizersTokenizer, bundled_tokenizer
 from docling_evidence.views import fitted_row_views, join_row_view, row_view_parts, sentence_views
 
 ROWS = TableRows(
@@ -176,6 +178,46 @@ def test_text_chunks_and_pieces_carry_the_views_of_their_sentences() -> None:
     assert chunker.contextualize_views(text) == ["Outlook\nWe expect growth.", "Outlook\nHiring continues in Asia."]
     plain = list(EvidenceChunker(tokenizer=bundled_tokenizer(256), views=False).chunk(doc))
     assert [c.text for c in plain] == [c.text for c in chunks] and not any(c.meta.views for c in plain)
+
+
+class _Recording(TokenizersTokenizer):
+    """The bundled tokenizer, remembering every text it is asked to count."""
+
+    seen: list[str] = Field(default_factory=list)
+
+    def count_tokens(self, text: str) -> int:
+        self.seen.append(text)
+        return super().count_tokens(text)
+
+
+def test_sentence_views_of_a_fitting_chunk_are_not_counted_again() -> None:
+    doc = DoclingDocument(name="sentences")
+    doc.add_heading("Outlook")
+    doc.add_text(DocItemLabel.TEXT, "We expect growth next year. Hiring continues in Asia and Europe.")
+    base = bundled_tokenizer(256)
+    recording = _Recording(tokenizer=base.tokenizer, max_tokens=256)
+    chunker = EvidenceChunker(tokenizer=recording)
+    chunks = list(chunker.chunk(doc))
+    assert chunks[0].meta.views == ["We expect growth next year.", "Hiring continues in Asia and Europe."]
+    # the chunk fits and WordPiece counts add up across spaces, so no sentence is sent to the tokenizer on its own
+    assert not set(chunks[0].meta.views) & set(recording.seen)
+    # a tokenizer whose counts may not add up (not a TokenizersTokenizer) still counts every view
+    counted: list[str] = []
+
+    class Other(BaseTokenizer):
+        def count_tokens(self, text: str) -> int:
+            counted.append(text)
+            return base.count_tokens(text)
+
+        def get_max_tokens(self) -> int:
+            return 256
+
+        def get_tokenizer(self) -> object:
+            return base.get_tokenizer()
+
+    other = list(EvidenceChunker(tokenizer=Other()).chunk(doc))
+    assert other[0].meta.views == chunks[0].meta.views
+    assert all(f"Outlook\n{v}" in counted for v in other[0].meta.views)
 
 
 def test_bench_hybrid_views_control_gets_the_same_kinds_of_views() -> None:
