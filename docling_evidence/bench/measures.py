@@ -56,6 +56,23 @@ MEASURES: tuple[str, ...] = (
 flat rankings, ``ok@B`` for outcomes stored without budgets."""
 
 
+DELIVERY: str = "match_first"
+"""How pooled units are delivered within a budget (``config["delivery"]`` of a results file): as
+``MaxPoolRetriever(reassemble=True)`` returns them by default, the view that ranked (when a view did) first."""
+
+_DELIVERIES: dict[str, str] = {
+    "match_first": "the view that ranked first (when a view did), then the piece that ranked, then the rest",
+    "best_first": "the piece that ranked first, then the rest",
+}
+
+
+def describe_delivery(config: Mapping[str, object]) -> str:
+    """How a results file's pooled units were delivered within a budget, in words (files written before
+    ``config["delivery"]`` existed used ``best_first``)."""
+    mode = str(config.get("delivery", "best_first"))
+    return _DELIVERIES.get(mode, mode)
+
+
 Qrels = Mapping[str, Collection[Hashable]]
 """Relevance judgements, ir_measures-style: query id -> the ids of its relevant items (binary relevance)."""
 Run = Mapping[str, Sequence[Hashable]]

@@ -8,6 +8,7 @@ import math
 from pathlib import Path
 from typing import Any
 
+from docling_evidence.bench.measures import describe_delivery
 from docling_evidence.bench.pareto import ParetoPoint, pareto_front
 from docling_evidence.bench.run import RESULTS_SCHEMA
 from docling_evidence.bench.summary import summarize
@@ -102,7 +103,7 @@ def render_markdown(results: dict[str, Any], summary: dict[str, Any], plots: dic
     lines += [
         "Every arm is judged on the chunk that ranks (chunk level: `hit@1`, `R@k`, `RR@10`, `ceiling`); max-pool "
         "only removes a unit's lower pieces from the list. `ok@B`: the ranking delivered in order until B tokens "
-        "are spent (flat: chunk by chunk; maxpool: unit by unit as re-assembled text, the view that ranked first; "
+        f"are spent (flat: chunk by chunk; maxpool: unit by unit as re-assembled text, {describe_delivery(cfg)}; "
         "the last item cut) holds everything needed. `unit_*` (maxpool only): the whole re-assembled unit of each "
         "ranked piece is judged (more text than one chunk: not comparable with chunk-level numbers).",
         "",

@@ -30,7 +30,7 @@ from docling_evidence.bench.arms import (
 from docling_evidence.bench.dataset import BenchDataset, QAItem
 from docling_evidence.bench.embed import Embedder
 from docling_evidence.bench.environment import environment
-from docling_evidence.bench.measures import BUDGETS, DEPTH, Outcome, delivered_within, is_hit, judge
+from docling_evidence.bench.measures import BUDGETS, DELIVERY, DEPTH, Outcome, delivered_within, is_hit, judge
 from docling_evidence.bench.retrieval import METHODS, RRF_K, SCOPES, Retriever
 from docling_evidence.bench.stats import percentile
 from docling_evidence.bench.summary import summarize
@@ -410,7 +410,7 @@ def run_benchmark(
             "depth": depth,
             "max_tokens": max_tokens,
             "budgets": list(BUDGETS),
-            "delivery": "match_first",
+            "delivery": DELIVERY,
             "rrf_k": RRF_K,
             "rounds": rounds,
             "embedder": embedder_doc,

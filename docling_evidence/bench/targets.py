@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from docling_evidence.bench.measures import BUDGETS
+from docling_evidence.bench.measures import BUDGETS, describe_delivery
 
 TARGET_ARMS: tuple[str, ...] = ("hybrid", "hybrid-pooled", "hybrid-views", "evidence-single", "evidence")
 """Baseline, the two controls (pooling alone; our views given to HybridChunker's chunks), our ablation without
@@ -92,8 +92,9 @@ def render_targets(results_by_limit: dict[int, dict[str, Any]], command: Sequenc
         *([f"Command: `{commands[0]}`"] if len(commands) == 1 else ["Commands:", "", *(f"- `{c}`" for c in commands)]),
         "",
         f"Ranking `{RANKING}`, per-document scope. `hit@1` is judged on the chunk that ranks; `ok@B` on what the "
-        "ranking delivers within B tokens (units re-assembled as `MaxPoolRetriever` returns them, the view that "
-        "ranked first); Δ = evidence − hybrid in points; controls: "
+        "ranking delivers within B tokens (units re-assembled as `MaxPoolRetriever` returns them: "
+        f"{'; '.join(sorted({describe_delivery(r['config']) for r in results_by_limit.values()}))}); "
+        "Δ = evidence − hybrid in points; controls: "
         "`hybrid-pooled` (HybridChunker's pieces pooled by table), `hybrid-views` (HybridChunker's chunks plus our "
         "views: one vector per table row and one per sentence of each chunk's paragraphs); ablation: "
         "`evidence-single` (our chunks, one vector each).",

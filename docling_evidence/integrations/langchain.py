@@ -37,6 +37,7 @@ from docling_evidence.integrations.maxpool import (
     PieceOrder,
     PooledUnit,
     chunk_hits,
+    leading_text,
     matched_view,
     max_pool,
     merge_piece_metadata,
@@ -222,16 +223,16 @@ class MaxPoolRetriever(BaseRetriever):
     store's own order (best first), so it is correct whether the store's scores are similarities or distances; the
     score of the best piece is put in ``metadata["score"]``.
 
-    A row view among the candidates (:func:`view_documents`) counts for its unit at its own rank and score, and
-    is replaced by its piece (fetched with ``vectorstore.get_by_ids`` unless the piece is among the candidates).
+    A row or sentence view among the candidates (:func:`view_documents`) counts for its unit at its own rank and
+    score, and is replaced by its piece (fetched with ``vectorstore.get_by_ids`` unless the piece is among the
+    candidates); when it is the unit's best hit, its text is in ``metadata["matched_view"]``.
 
     With ``reassemble=True`` each returned Document is the whole unit, what matched first: the view that ranked (when
-    a row or sentence view is the unit's best hit; its text also in ``metadata["matched_view"]``), then the piece that
-    ranked first, then the others in part order, the repeated frame (headings, caption, header row) kept once, so that
-    a reader with a token budget gets the matching row or sentence first. ``piece_order="best_first"`` leaves the
-    view out; ``"reading"`` joins every piece in part order. Pieces that were not among the
-    candidates are fetched with ``vectorstore.get_by_ids`` when the Documents were added with :func:`evidence_ids`;
-    ``metadata["parts_found"]`` lists the parts actually joined, in the order joined.
+    a view is the unit's best hit), then the piece that ranked first, then the others in part order, the repeated
+    frame (headings, caption, header row) kept once, so that a reader with a token budget gets the matching row or
+    sentence first. ``piece_order="best_first"`` leaves the view out; ``"reading"`` joins every piece in part order.
+    Pieces that were not among the candidates are fetched with ``vectorstore.get_by_ids`` when the Documents were
+    added with :func:`evidence_ids`; ``metadata["parts_found"]`` lists the parts actually joined, in the order joined.
 
     Documents without ``unit_id`` are each their own unit; a single warning (per retriever) says so.
 
@@ -310,11 +311,12 @@ class MaxPoolRetriever(BaseRetriever):
     ) -> Document:
         hits = chunk_hits(unit, _view_of, lambda hit: piece_id(hit[0].metadata), lambda hit, pid: (chunks[pid], hit[1]))
         best_doc, best_score = hits[0]
+        matched = matched_view(unit, _view_of, lambda hit: hit[0].page_content)
+        found = {MATCHED_VIEW_KEY: matched} if matched else {}
         if not self.reassemble or not unit.has_unit_id:
-            return _with_score(best_doc, best_score, {})
+            return _with_score(best_doc, best_score, found)
         pieces = self._complete_pieces([doc for doc, _ in hits])
         lead = None if self.piece_order == "reading" else best_doc
-        matched = matched_view(unit, _view_of, lambda hit: hit[0].page_content, self.piece_order)
         ordered = order_pieces(pieces, part_of=lambda doc: _evidence(doc.metadata).get("part"), lead=lead)
         first = ordered[0]
         extra: dict[str, Any] = {
@@ -322,14 +324,14 @@ class MaxPoolRetriever(BaseRetriever):
             **merge_piece_metadata([_evidence(doc.metadata) for doc in ordered]),  # page_span: every piece's pages
             "part": 0,
             "parts_found": [int(_evidence(doc.metadata).get("part", 0)) for doc in ordered],
+            **found,
         }
         dl_metas = [doc.metadata["dl_meta"] for doc in ordered if isinstance(doc.metadata.get("dl_meta"), Mapping)]
         if dl_metas:  # docling's metadata of the whole unit: every piece's doc items, rows, roles and spans
             extra["dl_meta"] = {**merge_piece_metadata(dl_metas), "part": 0}
-        if matched:
-            extra[MATCHED_VIEW_KEY] = matched
+        texts = [doc.page_content for doc in ordered]
         merged = Document(
-            page_content=merge_piece_texts([doc.page_content for doc in ordered], matched), metadata=first.metadata
+            page_content=merge_piece_texts(texts, leading_text(matched, self.piece_order)), metadata=first.metadata
         )
         return _with_score(merged, best_score, extra)
 

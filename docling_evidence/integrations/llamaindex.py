@@ -47,6 +47,7 @@ from docling_evidence.integrations.maxpool import (
     PieceOrder,
     PooledUnit,
     chunk_hits,
+    leading_text,
     matched_view,
     max_pool,
     merge_piece_metadata,
@@ -193,9 +194,10 @@ class MaxPoolPostprocessor(BaseNodePostprocessor):
     """Keep each evidence unit once, at its best score, and return the ``top_n`` best units.
 
     Nodes are grouped by ``metadata["unit_id"]`` and ordered by their best score (higher is better; nodes without a
-    score keep their input order after the scored ones). With ``reassemble=True`` each returned node is the whole unit,
-    what matched first: the view that scored best (when a row or sentence view is the unit's best hit; its text also
-    in ``metadata["matched_view"]``), then the piece that scored best, then the others in part order
+    score keep their input order after the scored ones). A view (:func:`view_nodes`) stands for its chunk, at its
+    own score; when it is the unit's best hit, its text is in ``metadata["matched_view"]``. With ``reassemble=True``
+    each returned node is the whole unit, what matched first: the view that scored best (when a view is the unit's
+    best hit), then the piece that scored best, then the others in part order
     (``piece_order="best_first"``: without the view; ``"reading"``: all in part order), with the repeated frame
     (headings, caption, header row) kept once; missing pieces are
     looked up in ``docstore`` through the nodes' previous/next relationships when a docstore is given (for instance
@@ -271,11 +273,11 @@ class MaxPoolPostprocessor(BaseNodePostprocessor):
         hits = chunk_hits(
             unit, _view_of, lambda hit: hit.node.node_id, lambda hit, t: NodeWithScore(node=chunks[t], score=hit.score)
         )
+        matched = matched_view(unit, _view_of, lambda hit: hit.node.get_content(MetadataMode.NONE))
         if not self.reassemble or not unit.has_unit_id:
-            return hits[0]
+            return _with_matched(hits[0], matched)
         lead = None if self.piece_order == "reading" else hits[0].node
         pieces = order_pieces(self._complete_pieces([hit.node for hit in hits]), part_of=_part_of, lead=lead)
-        matched = matched_view(unit, _view_of, lambda hit: hit.node.get_content(MetadataMode.NONE), self.piece_order)
         first = pieces[0]
         metadata = {
             "page_span": [],
@@ -284,7 +286,8 @@ class MaxPoolPostprocessor(BaseNodePostprocessor):
             "parts_found": [_part_of(n) or 0 for n in pieces],
             **({MATCHED_VIEW_KEY: matched} if matched else {}),
         }
-        text = merge_piece_texts([node.get_content(MetadataMode.NONE) for node in pieces], matched)
+        texts = [node.get_content(MetadataMode.NONE) for node in pieces]
+        text = merge_piece_texts(texts, leading_text(matched, self.piece_order))
         merged = TextNode(
             id_=f"{unit.key}:merged",
             text=text,
@@ -313,6 +316,23 @@ class MaxPoolPostprocessor(BaseNodePostprocessor):
                     found[node_id] = neighbour
                     node = neighbour
         return list(found.values())
+
+
+def _with_matched(hit: NodeWithScore, matched: str | None) -> NodeWithScore:
+    """``hit``, its node copied with ``metadata["matched_view"]`` (kept out of the embedded and LLM text) when a view
+    ranked; the stored node is left as it is."""
+    if not matched:
+        return hit
+    node = hit.node
+    metadata = {**node.metadata, MATCHED_VIEW_KEY: matched}
+    copy = node.model_copy(
+        update={
+            "metadata": metadata,
+            "excluded_embed_metadata_keys": [*node.excluded_embed_metadata_keys, MATCHED_VIEW_KEY],
+            "excluded_llm_metadata_keys": [*node.excluded_llm_metadata_keys, MATCHED_VIEW_KEY],
+        }
+    )
+    return NodeWithScore(node=copy, score=hit.score)
 
 
 class MaxPoolRetriever(BaseRetriever):

@@ -128,17 +128,19 @@ order (``match_first``, the default: when the unit's best hit is a view, a row o
 the piece that ranked first, then the others (``best_first``); or every piece in part order (``reading``)."""
 
 MATCHED_VIEW_KEY = "matched_view"
-"""Metadata key of a re-assembled unit led by a view (``piece_order="match_first"``): the view's text."""
+"""Metadata key of a unit whose best hit is a view: the view's text (the row or sentence that matched). With
+``piece_order="match_first"`` a re-assembled unit also starts with it."""
 
 
-def matched_view(
-    unit: PooledUnit[T], view_of: Callable[[T], str | None], text_of: Callable[[T], str], piece_order: PieceOrder
-) -> str | None:
-    """The text that leads the re-assembled ``unit``: its best hit's text when that hit is a view and ``piece_order``
-    is ``match_first``, else None (the unit starts with its best piece)."""
-    if piece_order != "match_first" or not view_of(unit.best):
-        return None
-    return text_of(unit.best)
+def matched_view(unit: PooledUnit[T], view_of: Callable[[T], str | None], text_of: Callable[[T], str]) -> str | None:
+    """The text of ``unit``'s best hit when that hit is a view (a row or a sentence pointing to its chunk), else
+    None."""
+    return text_of(unit.best) if view_of(unit.best) else None
+
+
+def leading_text(matched: str | None, piece_order: PieceOrder) -> str | None:
+    """What a re-assembled unit puts before its pieces: the matched view with ``match_first``, else nothing."""
+    return matched if piece_order == "match_first" else None
 
 
 def order_pieces(pieces: Sequence[T], part_of: Callable[[T], int | None], lead: T | None = None) -> list[T]:
@@ -176,7 +178,7 @@ def merge_piece_texts(texts: Sequence[str], matched: str | None = None) -> str:
 
     ``matched``: the text of the view that ranked (:func:`matched_view`), put before the pieces; the first piece then
     drops its leading lines that the view shows (its headings and caption), so the unit reads: frame, the matched row
-    or sentence, the rest of the unit.
+    or sentence, the rest of the unit. With no pieces, the result is ``matched`` (or ``""``).
     """
     if not texts:
         return matched or ""

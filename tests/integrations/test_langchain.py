@@ -335,20 +335,45 @@ def test_a_reassembled_unit_starts_with_the_view_that_matched(fleet_doc: Any, ch
     store, _docs, views = _view_store(fleet_doc, chunker, embed)
     view = next(v for v in views if v.page_content.endswith("Tonnage = 1444 tonnes"))  # Vessel 12
 
-    def whole(order: str) -> Document:
-        retriever = MaxPoolRetriever(vectorstore=store, k=1, fetch_k=30, reassemble=True, piece_order=order)
+    def whole(**order: str) -> Document:
+        retriever = MaxPoolRetriever(vectorstore=store, k=1, fetch_k=30, reassemble=True, **order)
         return retriever.invoke(view.page_content)[0]
 
-    matched = whole("match_first")
+    matched = whole()  # the default: what matched first
     assert matched.page_content.startswith(view.page_content)  # the matched row, under its caption, comes first
     assert matched.metadata["matched_view"] == view.page_content
     assert matched.page_content.count("Table 9: Vessel register with flag and tonnage") == 1
-    piece_first = whole("best_first")
-    assert "matched_view" not in piece_first.metadata and "Tonnage = 1444" not in piece_first.page_content
+    piece_first = whole(piece_order="best_first")
+    assert piece_first.metadata["matched_view"] == view.page_content  # what matched is said in every order
+    assert "Tonnage = 1444" not in piece_first.page_content  # but only match_first shows it
     # the view's row line is the only addition: the unit is the same text after it
     frame = len(view.page_content.splitlines()) - 1  # headings and caption, above the row
     assert matched.page_content == view.page_content + "\n" + piece_first.page_content.split("\n", frame)[frame]
-    assert not whole("reading").page_content.startswith(view.page_content)
+    assert not whole(piece_order="reading").page_content.startswith(view.page_content)
+    # not re-assembled: the piece as stored, and the view that found it in the metadata
+    piece = MaxPoolRetriever(vectorstore=store, k=1, fetch_k=30).invoke(view.page_content)[0]
+    assert piece.metadata["matched_view"] == view.page_content and "Tonnage = 1444" not in piece.page_content
+
+
+def test_a_sentence_view_that_ranks_leads_its_text_chunk(embed: Any) -> None:
+    from docling_core.types.doc import DocItemLabel, DoclingDocument
+
+    from docling_evidence import EvidenceChunker
+    from docling_evidence.integrations.langchain import view_documents
+    from docling_evidence.tokenizer import bundled_tokenizer
+
+    doc = DoclingDocument(name="outlook")
+    doc.add_heading("Outlook")
+    doc.add_text(DocItemLabel.TEXT, "We expect growth next year. Hiring continues in Asia and Europe.")
+    chunker = EvidenceChunker(tokenizer=bundled_tokenizer(256))
+    docs = flatten_evidence_metadata(chunk_documents(chunker, doc))
+    views = view_documents(docs, chunker)
+    store = store_of(docs, embed)
+    store.add_documents(views, ids=evidence_ids(views))
+    hit = MaxPoolRetriever(vectorstore=store, k=1, fetch_k=5, reassemble=True).invoke(views[1].page_content)[0]
+    assert hit.metadata["matched_view"] == "Outlook\nHiring continues in Asia and Europe."
+    body = docs[0].page_content.split("\n", 1)[1]  # the chunk without its heading, which the view shows
+    assert hit.page_content == f"Outlook\nHiring continues in Asia and Europe.\n{body}"
 
 
 def test_row_views_need_the_pieces_in_the_store(fleet_doc: Any, chunker: Any, embed: Any) -> None:

@@ -246,18 +246,42 @@ def test_a_reassembled_unit_starts_with_the_view_that_matched(fleet_doc: Any, ch
     index = _view_index(chunker, fleet_doc, embed)
     query = next(t for c in chunker.chunk(fleet_doc) for t in chunker.contextualize_views(c) if "1444" in t)
 
-    def whole(order: str) -> str:
-        retriever = MaxPoolRetriever.from_index(index, k=1, fetch_k=30, reassemble=True, piece_order=order)
+    def whole(**order: str) -> str:
+        retriever = MaxPoolRetriever.from_index(index, k=1, fetch_k=30, reassemble=True, **order)
         node = retriever.retrieve(query)[0].node
-        assert (node.metadata.get("matched_view") == query) == (order == "match_first")
+        assert node.metadata["matched_view"] == query  # what matched is said in every order
+        assert "matched_view" in node.excluded_llm_metadata_keys and "matched_view" in node.excluded_embed_metadata_keys
         return node.get_content(MetadataMode.NONE)
 
-    matched, piece_first = whole("match_first"), whole("best_first")
+    matched, piece_first = whole(), whole(piece_order="best_first")  # the default: what matched first
     assert matched.startswith(query) and "Tonnage = 1444" not in piece_first  # the matched row comes first
     frame = len(query.splitlines()) - 1  # headings and caption, above the row
     assert matched == query + "\n" + piece_first.split("\n", frame)[frame]  # and the same unit after it
     assert all(f"| Vessel {i} |" in matched for i in range(60))
-    assert not whole("reading").startswith(query)
+    assert not whole(piece_order="reading").startswith(query)
+    # the retriever's own constructor and the postprocessor have the same default
+    direct = MaxPoolRetriever(index.as_retriever(similarity_top_k=30), k=1, reassemble=True, docstore=index.docstore)
+    assert direct.retrieve(query)[0].node.get_content(MetadataMode.NONE) == matched
+    # not re-assembled: the piece as stored (left unchanged in the docstore), the view that found it in the metadata
+    piece = MaxPoolRetriever.from_index(index, k=1, fetch_k=30).retrieve(query)[0].node
+    assert piece.metadata["matched_view"] == query and "Tonnage = 1444" not in piece.get_content(MetadataMode.NONE)
+    assert "matched_view" not in piece.get_content(MetadataMode.LLM)
+    assert "matched_view" not in index.docstore.get_node(piece.node_id).metadata
+
+
+def test_the_postprocessor_leads_with_the_view_by_default() -> None:
+    from llama_index.core.storage.docstore import SimpleDocumentStore
+
+    from docling_evidence.integrations.llamaindex import VIEW_OF_KEY
+
+    piece = TextNode(id_="P", text="H\n| a | 1 |\n| b | 2 |", metadata={"unit_id": "U1", "part": 0, "parts": 1})
+    view = TextNode(id_="P:view1", text="H\nb: 2", metadata={"unit_id": "U1", VIEW_OF_KEY: "P"})
+    docstore = SimpleDocumentStore()
+    docstore.add_documents([piece])
+    hits = [NodeWithScore(node=view, score=0.9), NodeWithScore(node=piece, score=0.4)]
+    pooled = MaxPoolPostprocessor(top_n=1, reassemble=True, docstore=docstore).postprocess_nodes(hits)[0]
+    assert pooled.node.get_content(MetadataMode.NONE) == "H\nb: 2\n| a | 1 |\n| b | 2 |"
+    assert pooled.score == 0.9 and pooled.node.metadata["matched_view"] == "H\nb: 2"
 
 
 def test_the_transform_applied_twice_adds_no_view_twice(fleet_doc: Any, chunker: Any) -> None:

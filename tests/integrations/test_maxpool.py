@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from docling_evidence.integrations.maxpool import (
     PooledUnit,
+    leading_text,
     matched_view,
     max_pool,
     merge_piece_metadata,
@@ -173,16 +174,32 @@ def test_merge_with_a_matched_text_edge_cases() -> None:
     assert merge_piece_texts(["H\nrow 2"], matched="H\nrow 2") == "H\nrow 2"
 
 
-def test_matched_view_is_the_best_hit_when_it_is_a_view_and_the_order_asks_for_it() -> None:
+_LINE = st.sampled_from(["H", "Caption", "| a | 1 |", "| b | 2 |", "b: 2", "", "Context sentence."])
+
+
+@given(
+    texts=st.lists(st.lists(_LINE, max_size=6).map("\n".join), max_size=4),
+    matched=st.one_of(st.none(), st.lists(_LINE, min_size=1, max_size=3).map("\n".join)),
+)
+def test_merge_loses_no_line_and_starts_with_what_matched(texts: list[str], matched: str | None) -> None:
+    merged = merge_piece_texts(texts, matched)
+    assert merged.startswith(matched or (texts[0] if texts else ""))
+    shown = set(merged.splitlines())
+    assert all(line in shown for text in texts for line in text.splitlines() if line)
+
+
+def test_matched_view_is_the_best_hit_when_it_is_a_view_and_only_match_first_leads_with_it() -> None:
     view_hit = ("view text", "piece-1")  # (text, the chunk it points to)
     chunk_hit = ("chunk text", None)
     unit_led_by_view = PooledUnit(key="U", best=view_hit, score=0.9, hits=[view_hit, chunk_hit])
     unit_led_by_chunk = PooledUnit(key="U", best=chunk_hit, score=0.9, hits=[chunk_hit, view_hit])
     args = (lambda h: h[1], lambda h: h[0])
-    assert matched_view(unit_led_by_view, *args, "match_first") == "view text"
-    assert matched_view(unit_led_by_view, *args, "best_first") is None
-    assert matched_view(unit_led_by_view, *args, "reading") is None
-    assert matched_view(unit_led_by_chunk, *args, "match_first") is None
+    assert matched_view(unit_led_by_view, *args) == "view text"
+    assert matched_view(unit_led_by_chunk, *args) is None
+    assert leading_text("view text", "match_first") == "view text"
+    assert leading_text("view text", "best_first") is None
+    assert leading_text("view text", "reading") is None
+    assert leading_text(None, "match_first") is None
 
 
 def test_merge_piece_metadata_describes_the_joined_pieces() -> None:
