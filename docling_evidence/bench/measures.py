@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 from docling_evidence.bench.dataset import QAItem
 from docling_evidence.bench.normalize import contains_answer
+from docling_evidence.integrations.maxpool import PieceOrder
 
 DEPTH: int = 10
 """Ranks judged per question: enough for R@10 and RR@10."""
@@ -56,7 +57,7 @@ MEASURES: tuple[str, ...] = (
 flat rankings, ``ok@B`` for outcomes stored without budgets."""
 
 
-DELIVERY: str = "match_first"
+DELIVERY: PieceOrder = "match_first"
 """How pooled units are delivered within a budget (``config["delivery"]`` of a results file): as
 ``MaxPoolRetriever(reassemble=True)`` returns them by default, the view that ranked (when a view did) first."""
 

@@ -34,7 +34,7 @@ from docling_evidence.bench.measures import BUDGETS, DELIVERY, DEPTH, Outcome, d
 from docling_evidence.bench.retrieval import METHODS, RRF_K, SCOPES, Retriever
 from docling_evidence.bench.stats import percentile
 from docling_evidence.bench.summary import summarize
-from docling_evidence.integrations.maxpool import max_pool, merge_piece_texts, order_pieces
+from docling_evidence.integrations.maxpool import max_pool, reassemble
 from docling_evidence.tokenizer import DEFAULT_MAX_TOKENS
 
 RESULTS_SCHEMA: str = "docling-evidence-bench-results/2"
@@ -74,20 +74,25 @@ class _ArmIndex:
         return range(start, start + self.counts.get(doc_id, 0))
 
     def unit_text(self, unit: str, lead: int | None = None) -> str:
-        """The unit re-assembled as ``MaxPoolRetriever(reassemble=True)`` returns it by default
-        (``piece_order="match_first"``): ``lead`` is the record that ranked best (a global record index). When it is
-        a view (a row or sentence vector pointing to a chunk), its text comes first; then the piece it belongs to (or
-        ``lead`` itself), then the others in reading order, frame lines already shown dropped
-        (:func:`~docling_evidence.integrations.maxpool.order_pieces`, ``merge_piece_texts``). ``lead=None``: every
-        piece in reading order."""
+        """The unit re-assembled as ``MaxPoolRetriever(reassemble=True)`` returns it with ``piece_order=DELIVERY``
+        (:func:`~docling_evidence.integrations.maxpool.reassemble`): ``lead`` is the record that ranked best (a global
+        record index). When it is a view (a row or sentence vector pointing to a chunk), its text comes first; then
+        the piece it belongs to (or ``lead`` itself), then the others in reading order, frame lines already shown
+        dropped. ``lead=None``: every piece in reading order."""
         key = (unit, lead)
         text = self._unit_texts.get(key)
         if text is None:
             targets = self.unit_targets[unit]
             piece = None if lead is None else self.target[lead]
-            ordered = order_pieces(targets, part_of=targets.index, lead=piece if piece in targets else None)
             matched = self.records[lead].embed_text if lead is not None and piece != lead else None
-            text = merge_piece_texts([self.records[g].embed_text for g in ordered], matched)
+            _, text = reassemble(
+                targets,
+                part_of=targets.index,
+                text_of=lambda g: self.records[g].embed_text,
+                best=piece if piece in targets else None,
+                matched=matched,
+                piece_order=DELIVERY,
+            )
             self._unit_texts[key] = text
         return text
 

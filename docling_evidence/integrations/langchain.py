@@ -37,12 +37,10 @@ from docling_evidence.integrations.maxpool import (
     PieceOrder,
     PooledUnit,
     chunk_hits,
-    leading_text,
     matched_view,
     max_pool,
     merge_piece_metadata,
-    merge_piece_texts,
-    order_pieces,
+    reassemble,
     validate_k,
     view_targets,
 )
@@ -315,9 +313,14 @@ class MaxPoolRetriever(BaseRetriever):
         found = {MATCHED_VIEW_KEY: matched} if matched else {}
         if not self.reassemble or not unit.has_unit_id:
             return _with_score(best_doc, best_score, found)
-        pieces = self._complete_pieces([doc for doc, _ in hits])
-        lead = None if self.piece_order == "reading" else best_doc
-        ordered = order_pieces(pieces, part_of=lambda doc: _evidence(doc.metadata).get("part"), lead=lead)
+        ordered, text = reassemble(
+            self._complete_pieces([doc for doc, _ in hits]),
+            part_of=lambda doc: _evidence(doc.metadata).get("part"),
+            text_of=lambda doc: doc.page_content,
+            best=best_doc,
+            matched=matched,
+            piece_order=self.piece_order,
+        )
         first = ordered[0]
         extra: dict[str, Any] = {
             "page_span": [],
@@ -329,10 +332,7 @@ class MaxPoolRetriever(BaseRetriever):
         dl_metas = [doc.metadata["dl_meta"] for doc in ordered if isinstance(doc.metadata.get("dl_meta"), Mapping)]
         if dl_metas:  # docling's metadata of the whole unit: every piece's doc items, rows, roles and spans
             extra["dl_meta"] = {**merge_piece_metadata(dl_metas), "part": 0}
-        texts = [doc.page_content for doc in ordered]
-        merged = Document(
-            page_content=merge_piece_texts(texts, leading_text(matched, self.piece_order)), metadata=first.metadata
-        )
+        merged = Document(page_content=text, metadata=first.metadata)
         return _with_score(merged, best_score, extra)
 
     def _complete_pieces(self, pieces: list[Document]) -> list[Document]:

@@ -47,12 +47,10 @@ from docling_evidence.integrations.maxpool import (
     PieceOrder,
     PooledUnit,
     chunk_hits,
-    leading_text,
     matched_view,
     max_pool,
     merge_piece_metadata,
-    merge_piece_texts,
-    order_pieces,
+    reassemble,
     validate_k,
     view_targets,
 )
@@ -276,8 +274,14 @@ class MaxPoolPostprocessor(BaseNodePostprocessor):
         matched = matched_view(unit, _view_of, lambda hit: hit.node.get_content(MetadataMode.NONE))
         if not self.reassemble or not unit.has_unit_id:
             return _with_matched(hits[0], matched)
-        lead = None if self.piece_order == "reading" else hits[0].node
-        pieces = order_pieces(self._complete_pieces([hit.node for hit in hits]), part_of=_part_of, lead=lead)
+        pieces, text = reassemble(
+            self._complete_pieces([hit.node for hit in hits]),
+            part_of=_part_of,
+            text_of=lambda node: node.get_content(MetadataMode.NONE),
+            best=hits[0].node,
+            matched=matched,
+            piece_order=self.piece_order,
+        )
         first = pieces[0]
         metadata = {
             "page_span": [],
@@ -286,8 +290,6 @@ class MaxPoolPostprocessor(BaseNodePostprocessor):
             "parts_found": [_part_of(n) or 0 for n in pieces],
             **({MATCHED_VIEW_KEY: matched} if matched else {}),
         }
-        texts = [node.get_content(MetadataMode.NONE) for node in pieces]
-        text = merge_piece_texts(texts, leading_text(matched, self.piece_order))
         merged = TextNode(
             id_=f"{unit.key}:merged",
             text=text,

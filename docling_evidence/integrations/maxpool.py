@@ -2,7 +2,7 @@
 
 A long table is split into several pieces that share one ``unit_id``. Ranked flat, those pieces crowd the top-k with
 near-duplicates; max-pooling keeps each unit once, at the score of its best piece. The LangChain and LlamaIndex
-wrappers in this package are thin adapters over :func:`max_pool`, :func:`merge_piece_texts` and
+wrappers in this package are thin adapters over :func:`max_pool`, :func:`reassemble` and
 :func:`merge_piece_metadata`.
 """
 
@@ -174,7 +174,7 @@ def merge_piece_texts(texts: Sequence[str], matched: str | None = None) -> str:
     kept whole; from each later one the leading lines that already occur in the first are dropped, so in part order
     the frame appears once and the body rows follow each other. A later piece that holds text between the caption and
     its rows (the table's first piece, holding its context, after the best-ranked piece) keeps its header after that
-    text, so every table fragment stays readable. Empty input gives ``""``.
+    text, so every table fragment stays readable.
 
     ``matched``: the text of the view that ranked (:func:`matched_view`), put before the pieces; the first piece then
     drops its leading lines that the view shows (its headings and caption), so the unit reads: frame, the matched row
@@ -187,7 +187,8 @@ def merge_piece_texts(texts: Sequence[str], matched: str | None = None) -> str:
     merged = [first]
     if matched:
         shown = set(matched.splitlines())
-        merged = [matched, *filter(None, [_after_lines_in(first, shown)])]
+        rest = _after_lines_in(first, shown)
+        merged = [matched, rest] if rest else [matched]
         frame |= shown
     for text in texts[1:]:
         rest = _after_lines_in(text, frame)
@@ -203,6 +204,21 @@ def _after_lines_in(text: str, lines_seen: set[str]) -> str:
     while start < len(lines) and lines[start] in lines_seen:
         start += 1
     return "\n".join(lines[start:])
+
+
+def reassemble(
+    pieces: Sequence[T],
+    part_of: Callable[[T], int | None],
+    text_of: Callable[[T], str],
+    best: T | None,
+    matched: str | None,
+    piece_order: PieceOrder,
+) -> tuple[list[T], str]:
+    """One unit's pieces in the order ``piece_order`` joins them, and the joined text: ``best`` (the piece that
+    ranked) first unless the order is ``reading``, led by ``matched`` (:func:`matched_view`) with ``match_first``
+    (:func:`order_pieces`, :func:`leading_text`, :func:`merge_piece_texts`)."""
+    ordered = order_pieces(pieces, part_of, lead=None if piece_order == "reading" else best)
+    return ordered, merge_piece_texts([text_of(p) for p in ordered], leading_text(matched, piece_order))
 
 
 def merge_piece_metadata(metas: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
