@@ -41,7 +41,14 @@ from docling_evidence.tokenizer import (
     load_tokenizer,
 )
 from docling_evidence.units import EvidenceUnit, build_units, document_key, stable_id
-from docling_evidence.views import CONTEXT_GAP, fitted_row_views, row_view_parts, sentence_views, shown_sentences
+from docling_evidence.views import (
+    CONTEXT_GAP,
+    caption_views,
+    fitted_row_views,
+    row_view_parts,
+    sentence_views,
+    shown_sentences,
+)
 
 _log = logging.getLogger(__name__)
 
@@ -556,9 +563,12 @@ class EvidenceChunker(BaseChunker):
         chunks = [self._piece_chunk(unit, piece, k, len(pieces), headings, context) for k, piece in enumerate(pieces)]
         if self.views:
             caption = unit.caption.text.strip() if unit.caption else ""
-            for chunk, piece in zip(chunks, pieces, strict=True):
+            # the table as a whole is asked about by its caption: that view finds the piece the table starts in
+            starts = next((k for k, piece in enumerate(pieces) if piece.row_slices), 0)
+            for k, (chunk, piece) in enumerate(zip(chunks, pieces, strict=True)):
                 shown = [context[i] for i in piece.kept_context]
                 chunk.meta.views = [
+                    *(caption_views(caption, self._fits_after(prefix)) if k == starts else ()),
                     *self._row_views(unit.rows, piece, caption, prefix),
                     *shown_sentences(self._sentence_views(shown, prefix, 1, within=piece.text), piece.text),
                 ]

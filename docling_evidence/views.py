@@ -2,7 +2,8 @@
 
 One vector per chunk cannot be about a table's rows and the paragraph that explains it at once (docs/views.md). A
 **row view**, ``"<row label>: <column> = <value>; ..."`` under the table's caption, is about one row only; a
-**sentence view** is one sentence of a text chunk, or of a context or section paragraph a table piece shows.
+**sentence view** is one sentence of a text chunk, or of a context or section paragraph a table piece shows; a
+**caption view**, the table's caption, is about the table as a whole and goes with the piece the table starts in.
 Indexed beside the chunk's own vector and max-pooled by ``unit_id``, they let a question about one row or one
 sentence find its chunk while the chunk's own vector still matches questions that need all of it. What is
 retrieved and handed to the reader is the chunk, never the view alone (a re-assembled unit that ranked by a view
@@ -102,6 +103,15 @@ def fitted_row_views(label: str, values: Sequence[str], caption: str, fits: Call
     if current:
         views.append(join_row_view(label, current))
     return views
+
+
+def caption_views(caption: str, fits: Callable[[str], bool]) -> list[str]:
+    """The view of a table's caption, on one line (cut into fitting parts when it does not fit): it matches a
+    question about the table as a whole and points to the piece the table starts in. ``[]`` without a caption."""
+    text = one_line(caption).strip()
+    if not text:
+        return []
+    return [text] if fits(text) else _cut(text, fits)[0]
 
 
 def sentence_views(texts: Sequence[str], fits: Callable[[str], bool], min_count: int = 2) -> list[str]:

@@ -50,7 +50,7 @@ ARM_DESCRIPTIONS: dict[str, str] = {
     "hybrid-2048": "HybridChunker, max_tokens=2048",
     "page": "docling-core PageChunker (one chunk per page; whole document when it has no pages)",
     "rowsplit": "HybridChunker chunks + one vector per table body row pointing to its table chunk",
-    "hybrid-views": "control: rowsplit + one vector per sentence of its chunks' paragraphs (our views, for hybrid)",
+    "hybrid-views": "control: rowsplit + one vector per sentence of its chunks and per table caption (our views)",
     "evidence": "EvidenceChunker() defaults (bundled tokenizer, the run's limit); each chunk's vector + its views",
     "evidence-single": "ablation: evidence's chunks, one vector per chunk (no views)",
     "evidence-no-context": "EvidenceChunker(with_context=False): no explaining paragraphs in table units",
@@ -80,8 +80,8 @@ class ChunkRecord:
     target: int
     """``index`` of the record whose text a retrieval of this vector returns (== ``index`` except row vectors)."""
     kind: str = "chunk"
-    """``chunk`` | ``row`` (rowsplit, hybrid-views) | ``sentence`` (hybrid-views) | ``table`` / ``text`` | ``view``
-    (evidence arms)."""
+    """``chunk`` | ``row`` (rowsplit, hybrid-views) | ``sentence`` / ``caption`` (hybrid-views) | ``table`` / ``text`` |
+    ``view`` (evidence arms)."""
 
 
 def parse_arms(spec: str | Iterable[str]) -> list[str]:
@@ -293,6 +293,8 @@ def _sentence_records(
 def _row_records(
     arm: str, doc_id: str, doc: DoclingDocument, chunks: list[Any], records: list[ChunkRecord]
 ) -> list[ChunkRecord]:
+    from docling_evidence.table_format import one_line
+
     texts = [r.embed_text for r in records]
     by_table: dict[str, list[int]] = {}
     for i, chunk in enumerate(chunks):
@@ -304,6 +306,13 @@ def _row_records(
         chunk_idx = by_table.get(table.self_ref)
         if not chunk_idx:
             continue
+        if arm == "hybrid-views" and (caption := one_line(table.caption_text(doc)).strip()):
+            # the caption view evidence's units get: the table as a whole, pointing to the chunk it starts in
+            start = chunk_idx[0]
+            embed = "\n".join([*(chunks[start].meta.headings or []), caption])
+            span = page_span_of([table]) or records[start].page_span
+            index = len(records) + len(rows)
+            rows.append(ChunkRecord(arm, doc_id, index, embed, records[start].unit_id, span, start, "caption"))
         for row_text, cells in table_row_texts(table, doc):
             target = _pick_table_chunk(chunk_idx, texts, cells)
             headings = chunks[target].meta.headings or []

@@ -8,7 +8,7 @@ from docs_builder import add_table
 from pydantic import Field
 
 from docling_evidence import EvidenceChunker
-from docling_evidence.bench.arms import build_arm
+from docling_evidence.bench.arms import build_arm, make_chunker
 from docling_evidence.table_rows import TableRows
 from docling_evidence.tokenizer import TokenizersTokenizer, bundled_tokenizer
 from docling_evidence.views import fitted_row_views, join_row_view, row_view_parts, sentence_views
@@ -100,6 +100,46 @@ def test_each_piece_carries_the_views_of_its_rows_within_the_limit() -> None:
     assert [c.text for c in plain] == [c.text for c in chunks]
     assert [chunker.contextualize(c) for c in plain] == [chunker.contextualize(c) for c in chunks]
     assert all(not c.meta.views for c in plain)
+
+
+def _captioned(caption: str, rows: int = 30) -> DoclingDocument:
+    doc = DoclingDocument(name="captioned")
+    doc.add_heading("Results of operations")
+    body = [[f"Segment {i}", f"{100 + i}.5", f"{90 + i}.1"] for i in range(rows)]
+    add_table(doc, [["Segment", "2019", "2018"]], body, caption=caption)
+    return doc
+
+
+def test_the_caption_view_goes_with_the_piece_the_table_starts_in() -> None:
+    caption = "Table 4: Revenue by segment"
+    chunker = EvidenceChunker(tokenizer=bundled_tokenizer(64))
+    pieces = [c for c in chunker.chunk(_captioned(caption)) if c.meta.kind == "table"]
+    assert len(pieces) > 1
+    starts = next(p for p in pieces if p.meta.rows[1] > p.meta.rows[0])  # the first piece that shows rows
+    for piece in pieces:
+        # the table as a whole is asked about by its caption: one view, in the piece holding the first rows
+        assert (caption in piece.meta.views) == (piece is starts)
+        assert piece.meta.views.count(caption) <= 1
+    assert caption in starts.text
+    # a caption longer than the limit is cut into views that each fit, losing no word
+    long = " ".join(f"word{i}" for i in range(120))
+    chunker = EvidenceChunker(tokenizer=bundled_tokenizer(48))
+    first = next(c for c in chunker.chunk(_captioned(long)) if c.meta.kind == "table" and c.meta.rows == (0, 1))
+    parts = [v for v in first.meta.views if v.startswith("word")]
+    assert len(parts) > 1 and " ".join(parts) == long
+    assert all(chunker.tokenizer.count_tokens(t) <= 48 for t in chunker.contextualize_views(first))
+    # no caption, no caption view; and views=False leaves none
+    assert not any("Table" in v for c in EvidenceChunker().chunk(_doc(rows=30)) for v in c.meta.views)
+    plain = EvidenceChunker(tokenizer=bundled_tokenizer(64), views=False).chunk(_captioned(caption))
+    assert all(not c.meta.views for c in plain)
+
+
+def test_bench_hybrid_views_control_gets_a_caption_view_too() -> None:
+    records = build_arm("hybrid-views", {"d": _captioned("Table 4: Revenue by segment")}, make_chunker("hybrid", 64))
+    captions = [r for r in records if r.kind == "caption"]
+    assert [r.embed_text.split("\n")[-1] for r in captions] == ["Table 4: Revenue by segment"]
+    start = records[captions[0].target]
+    assert "Segment 0" in start.embed_text and "Table 4: Revenue by segment" in start.embed_text
 
 
 def test_views_are_kept_out_of_the_embedded_and_llm_text() -> None:

@@ -307,13 +307,17 @@ def test_view_documents_point_to_their_piece(fleet_doc: Any, chunker: Any, embed
     _, docs, views = _view_store(fleet_doc, chunker, embed)
     chunks = list(chunker.chunk(fleet_doc))
     assert [v.page_content for v in views] == [t for c in chunks for t in chunker.contextualize_views(c)]
-    assert len(views) == 63  # 60 register rows, 2 crew rows, the register's context sentence
+    assert len(views) == 65  # 60 register rows, 2 crew rows, the register's context sentence, 2 captions
     pieces = {piece_id(d.metadata): d for d in docs}
     for view in views:
         piece = pieces[view.metadata[VIEW_OF_KEY]]
         assert view.metadata["unit_id"] == piece.metadata["unit_id"] and "dl_meta" not in view.metadata
         last = view.page_content.split("\n")[-1]
-        if ": " in last:  # "Vessel 7: Flag = ..." names a row of the piece
+        if last.startswith("Table "):  # a caption view: the piece the table starts in
+            assert last in piece.page_content and piece.metadata["part"] == min(
+                d.metadata["part"] for d in docs if d.metadata["unit_id"] == piece.metadata["unit_id"]
+            )
+        elif ": " in last:  # "Vessel 7: Flag = ..." names a row of the piece
             assert f"| {last.split(':')[0]} |" in piece.page_content
         else:  # a sentence the piece shows
             assert last in piece.page_content

@@ -216,7 +216,7 @@ def test_view_nodes_embed_the_views_and_point_to_their_piece(fleet_doc: Any, chu
     index = _view_index(chunker, fleet_doc, embed)
     chunks = list(chunker.chunk(fleet_doc))
     views = [t for c in chunks for t in chunker.contextualize_views(c)]
-    assert len(views) == 63  # 60 register rows, 2 crew rows, the register's context sentence
+    assert len(views) == 65  # 60 register rows, 2 crew rows, the register's context sentence, 2 captions
     assert sorted(index._embed_model.seen) == sorted([*(chunker.contextualize(c) for c in chunks), *views])
     nodes = DoclingNodeParser(chunker=chunker).get_nodes_from_documents([li_document(fleet_doc)])
     made = view_nodes(nodes, chunker)
@@ -290,7 +290,7 @@ def test_the_transform_applied_twice_adds_no_view_twice(fleet_doc: Any, chunker:
     once = transform(nodes)
     twice = transform(list(once))
     assert [n.node_id for n in twice] == [n.node_id for n in once]
-    assert len(once) == len(nodes) + 63
+    assert len(once) == len(nodes) + 65
 
 
 def test_views_go_with_their_document(fleet_doc: Any, chunker: Any, embed: Any) -> None:
@@ -301,7 +301,7 @@ def test_views_go_with_their_document(fleet_doc: Any, chunker: Any, embed: Any) 
         transformations=[DoclingNodeParser(chunker=chunker), EvidenceNodeTransform(chunker=chunker, views=True)],
         embed_model=hash_model(embed),
     )
-    assert len(index.vector_store.data.embedding_dict) == len(list(chunker.chunk(fleet_doc))) + 63
+    assert len(index.vector_store.data.embedding_dict) == len(list(chunker.chunk(fleet_doc))) + 65
     index.delete_ref_doc("report-v1", delete_from_docstore=True)
     assert not index.vector_store.data.embedding_dict  # the views left with their document
     assert MaxPoolRetriever.from_index(index, k=3, fetch_k=30).retrieve("Vessel 12") == []
