@@ -240,6 +240,10 @@ def test_chunker_properties(kind: str, spec: DocSpec, max_tokens: int, fmt: str 
         for cell in row:
             needle = skeleton(one_line(cell))
             assert covered_in_order(needle, holding), f"row {i}: cell {cell[:60]!r} not in the row views"
+    # the caption's words are in the views of the piece the table starts in (its caption view, cut when long)
+    if caption:
+        starts = next((k for k, (a, b) in enumerate(ranges) if a < b), 0)
+        assert covered_in_order(skeleton(one_line(caption)), view_skels[starts]), "no caption view where it starts"
     # 4. deterministic: a fresh chunker on the same document gives the same chunks
     _, again = _chunks(kind, max_tokens, fmt, doc)
     assert [(c.text, c.meta.model_dump()) for c in again] == [(c.text, c.meta.model_dump()) for c in chunks]
