@@ -218,9 +218,9 @@ class EvidenceChunker(BaseChunker):
             the first part's caption and context, every part's rows in order (a repeated header row dropped), every
             part's footnotes. Detection is conservative, see :mod:`docling_evidence.continuation`.
         views: give each chunk short texts to embed as extra vectors that retrieve it (``meta.views``,
-            :meth:`contextualize_views`; docs/views.md): a table piece one per row it shows and one per sentence of
-            the context and section paragraphs it shows, a text chunk one per sentence (when it has two or more). No
-            chunk text changes; False leaves ``meta.views`` empty.
+            :meth:`contextualize_views`; docs/views.md): the piece a table starts in its caption, a table piece one
+            per row it shows and one per sentence of the context and section paragraphs it shows, a text chunk one
+            per sentence (when it has two or more). No chunk text changes; False leaves ``meta.views`` empty.
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)

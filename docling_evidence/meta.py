@@ -67,7 +67,8 @@ class EvidenceMeta(DocMeta):
         default_factory=list,
         description=(
             "Short texts embedded as extra vectors that retrieve this chunk (EvidenceChunker.contextualize_views):"
-            " for a table piece one per row (or part of a row) it shows, '<row label>: <column> = <value>; ...'"
+            " for the piece a table starts in, its caption on one line first; for a table piece one per row (or"
+            " part of a row) it shows, '<row label>: <column> = <value>; ...'"
             " under the caption line when it fits, then one per sentence of the context and section paragraphs it"
             " shows; for a text chunk of two or more sentences, one per sentence. Empty with views=False."
         ),
