@@ -241,6 +241,7 @@ def chunk_document(
         records.extend(_row_records(arm, doc_id, doc, chunks, records))
     if arm == "hybrid-views":
         records.extend(_sentence_records(arm, doc_id, doc, chunker, chunks, records))
+        records.extend(_caption_records(arm, doc_id, doc, chunker, chunks, records))
     elif evidence_arm and arm != "evidence-single":
         records.extend(_view_records(arm, doc_id, chunker, chunks, records))
     return records
@@ -290,11 +291,38 @@ def _sentence_records(
     return out
 
 
+def _caption_records(
+    arm: str, doc_id: str, doc: DoclingDocument, chunker: BaseChunker, chunks: list[Any], records: list[ChunkRecord]
+) -> list[ChunkRecord]:
+    """The caption views EvidenceChunker gives its units (:func:`docling_evidence.views.caption_views`), for each
+    table with a Docling-linked caption, pointing to the first chunk that holds the table."""
+    from docling_evidence.views import caption_views
+
+    limit = chunker.tokenizer.get_max_tokens()  # type: ignore[attr-defined]
+    count = chunker.tokenizer.count_tokens  # type: ignore[attr-defined]
+    starts: dict[str, int] = {}
+    for i, chunk in enumerate(chunks):
+        for item in chunk.meta.doc_items:
+            if item.self_ref.startswith("#/tables/"):
+                starts.setdefault(item.self_ref, i)
+    out: list[ChunkRecord] = []
+    for table in doc.tables:
+        start = starts.get(table.self_ref)
+        if start is None:
+            continue
+        chunk = chunks[start]
+        prefix = chunker.contextualize(chunk.model_copy(update={"text": ""}))
+        for text in caption_views(table.caption_text(doc), lambda body, p=prefix: count(p + body) <= limit):
+            embed = chunker.contextualize(chunk.model_copy(update={"text": text}))
+            span = page_span_of([table]) or records[start].page_span
+            index = len(records) + len(out)
+            out.append(ChunkRecord(arm, doc_id, index, embed, records[start].unit_id, span, start, "caption"))
+    return out
+
+
 def _row_records(
     arm: str, doc_id: str, doc: DoclingDocument, chunks: list[Any], records: list[ChunkRecord]
 ) -> list[ChunkRecord]:
-    from docling_evidence.table_format import one_line
-
     texts = [r.embed_text for r in records]
     by_table: dict[str, list[int]] = {}
     for i, chunk in enumerate(chunks):
@@ -306,13 +334,6 @@ def _row_records(
         chunk_idx = by_table.get(table.self_ref)
         if not chunk_idx:
             continue
-        if arm == "hybrid-views" and (caption := one_line(table.caption_text(doc)).strip()):
-            # the caption view evidence's units get: the table as a whole, pointing to the chunk it starts in
-            start = chunk_idx[0]
-            embed = "\n".join([*(chunks[start].meta.headings or []), caption])
-            span = page_span_of([table]) or records[start].page_span
-            index = len(records) + len(rows)
-            rows.append(ChunkRecord(arm, doc_id, index, embed, records[start].unit_id, span, start, "caption"))
         for row_text, cells in table_row_texts(table, doc):
             target = _pick_table_chunk(chunk_idx, texts, cells)
             headings = chunks[target].meta.headings or []
