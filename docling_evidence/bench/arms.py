@@ -291,6 +291,16 @@ def _sentence_records(
     return out
 
 
+def _chunks_by_table(chunks: list[Any]) -> dict[str, list[int]]:
+    """The indices of the chunks that hold each table (by its ref), in chunk order."""
+    by_table: dict[str, list[int]] = {}
+    for i, chunk in enumerate(chunks):
+        for item in chunk.meta.doc_items:
+            if item.self_ref.startswith("#/tables/"):
+                by_table.setdefault(item.self_ref, []).append(i)
+    return by_table
+
+
 def _caption_records(
     arm: str, doc_id: str, doc: DoclingDocument, chunker: BaseChunker, chunks: list[Any], records: list[ChunkRecord]
 ) -> list[ChunkRecord]:
@@ -300,21 +310,17 @@ def _caption_records(
 
     limit = chunker.tokenizer.get_max_tokens()  # type: ignore[attr-defined]
     count = chunker.tokenizer.count_tokens  # type: ignore[attr-defined]
-    starts: dict[str, int] = {}
-    for i, chunk in enumerate(chunks):
-        for item in chunk.meta.doc_items:
-            if item.self_ref.startswith("#/tables/"):
-                starts.setdefault(item.self_ref, i)
+    by_table = _chunks_by_table(chunks)
     out: list[ChunkRecord] = []
     for table in doc.tables:
-        start = starts.get(table.self_ref)
-        if start is None:
+        if table.self_ref not in by_table:
             continue
+        start = by_table[table.self_ref][0]
         chunk = chunks[start]
         prefix = chunker.contextualize(chunk.model_copy(update={"text": ""}))
+        span = page_span_of([table]) or records[start].page_span
         for text in caption_views(table.caption_text(doc), lambda body, p=prefix: count(p + body) <= limit):
             embed = chunker.contextualize(chunk.model_copy(update={"text": text}))
-            span = page_span_of([table]) or records[start].page_span
             index = len(records) + len(out)
             out.append(ChunkRecord(arm, doc_id, index, embed, records[start].unit_id, span, start, "caption"))
     return out
@@ -324,11 +330,7 @@ def _row_records(
     arm: str, doc_id: str, doc: DoclingDocument, chunks: list[Any], records: list[ChunkRecord]
 ) -> list[ChunkRecord]:
     texts = [r.embed_text for r in records]
-    by_table: dict[str, list[int]] = {}
-    for i, chunk in enumerate(chunks):
-        for item in chunk.meta.doc_items:
-            if item.self_ref.startswith("#/tables/"):
-                by_table.setdefault(item.self_ref, []).append(i)
+    by_table = _chunks_by_table(chunks)
     rows: list[ChunkRecord] = []
     for table in doc.tables:
         chunk_idx = by_table.get(table.self_ref)
