@@ -172,24 +172,32 @@ def make_chunker(arm: str, max_tokens: int = DEFAULT_MAX_TOKENS) -> BaseChunker:
     return CHUNKER_FACTORIES[arm](max_tokens)
 
 
-def table_row_texts(table: TableItem, doc: DoclingDocument) -> list[tuple[str, list[str]]]:
-    """One ``(text, cell_texts)`` per body row: ``"<row label>: <column label> = <value>; ..."``.
-
-    Exactly EvidenceChunker's row text (:func:`docling_evidence.views.row_view_parts` over every column), so the
-    ``rowsplit`` and ``hybrid-views`` controls give HybridChunker's tables the row vectors ``evidence`` gets. The table
-    is read by :func:`docling_evidence.table_rows.table_rows`, the chunker's reader (a merged cell is read in every
-    column it spans, each under its column's label).
-    """
+def table_row_parts(table: TableItem, doc: DoclingDocument) -> list[tuple[str, list[str], list[str]]]:
+    """One ``(label, values, cell_texts)`` per body row with a cell: EvidenceChunker's row view parts
+    (:func:`docling_evidence.views.row_view_parts` over every column), read by
+    :func:`docling_evidence.table_rows.table_rows`, the chunker's reader (a merged cell is read in every column it
+    spans, each under its column's label)."""
     from docling_evidence.table_rows import table_rows
-    from docling_evidence.views import join_row_view, row_view_parts
+    from docling_evidence.views import row_view_parts
 
     rows = table_rows(table, doc)
-    out: list[tuple[str, list[str]]] = []
+    out: list[tuple[str, list[str], list[str]]] = []
     for k, row in enumerate(rows.body):
         cells = [text for text in row if text]
         if cells:
-            out.append((join_row_view(*row_view_parts(rows, k)), cells))
+            out.append((*row_view_parts(rows, k), cells))
     return out
+
+
+def table_row_texts(table: TableItem, doc: DoclingDocument) -> list[tuple[str, list[str]]]:
+    """One ``(text, cell_texts)`` per body row: ``"<row label>: <column label> = <value>; ..."``.
+
+    Exactly EvidenceChunker's row text, unfitted and without the caption (:func:`table_row_parts`): the row vectors
+    of the ``rowsplit`` control. ``hybrid-views`` fits them as the chunker does, under the caption.
+    """
+    from docling_evidence.views import join_row_view
+
+    return [(join_row_view(label, values), cells) for label, values, cells in table_row_parts(table, doc)]
 
 
 def _pick_table_chunk(chunk_idx: list[int], texts: list[str], cells: list[str]) -> int:
@@ -238,7 +246,7 @@ def chunk_document(
                     unit, kind = f"{doc_id}:{table}", "table"
         records.append(ChunkRecord(arm, doc_id, i, chunker.contextualize(chunk), unit, span, i, kind))
     if arm in ("rowsplit", "hybrid-views"):
-        records.extend(_row_records(arm, doc_id, doc, chunks, records))
+        records.extend(_row_records(arm, doc_id, doc, chunker, chunks, records))
     if arm == "hybrid-views":
         records.extend(_sentence_records(arm, doc_id, doc, chunker, chunks, records))
         records.extend(_caption_records(arm, doc_id, doc, chunker, chunks, records))
@@ -327,8 +335,16 @@ def _caption_records(
 
 
 def _row_records(
-    arm: str, doc_id: str, doc: DoclingDocument, chunks: list[Any], records: list[ChunkRecord]
+    arm: str, doc_id: str, doc: DoclingDocument, chunker: BaseChunker, chunks: list[Any], records: list[ChunkRecord]
 ) -> list[ChunkRecord]:
+    """One record per row, pointing to the chunk holding most of its cells: ``rowsplit`` the row text as is,
+    ``hybrid-views`` the chunker's row views of it (:func:`docling_evidence.views.fitted_row_views`: under the
+    table's Docling-linked caption when it fits, a long row packed into views that fit after the chunk's headings)."""
+    from docling_evidence.table_format import one_line
+    from docling_evidence.views import fitted_row_views, join_row_view
+
+    limit = chunker.tokenizer.get_max_tokens()  # type: ignore[attr-defined]
+    count = chunker.tokenizer.count_tokens  # type: ignore[attr-defined]
     texts = [r.embed_text for r in records]
     by_table = _chunks_by_table(chunks)
     rows: list[ChunkRecord] = []
@@ -336,14 +352,23 @@ def _row_records(
         chunk_idx = by_table.get(table.self_ref)
         if not chunk_idx:
             continue
-        for row_text, cells in table_row_texts(table, doc):
+        caption = one_line(table.caption_text(doc)).strip()
+        span = page_span_of([table])
+        for label, values, cells in table_row_parts(table, doc):
             target = _pick_table_chunk(chunk_idx, texts, cells)
-            headings = chunks[target].meta.headings or []
-            embed = "\n".join([*headings, row_text])
-            span = page_span_of([table]) or records[target].page_span
-            rows.append(
-                ChunkRecord(arm, doc_id, len(records) + len(rows), embed, records[target].unit_id, span, target, "row")
-            )
+            prefix = "".join(f"{h}\n" for h in chunks[target].meta.headings or [])
+            if arm == "hybrid-views":
+                views = fitted_row_views(label, values, caption, lambda body, p=prefix: count(p + body) <= limit)
+            else:
+                views = [join_row_view(label, values)]
+            for view in views:
+                index = len(records) + len(rows)
+                unit = records[target].unit_id
+                rows.append(
+                    ChunkRecord(
+                        arm, doc_id, index, prefix + view, unit, span or records[target].page_span, target, "row"
+                    )
+                )
     return rows
 
 
