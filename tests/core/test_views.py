@@ -142,6 +142,33 @@ def test_bench_hybrid_views_control_gets_a_caption_view_too() -> None:
     assert "Segment 0" in start.embed_text and "Table 4: Revenue by segment" in start.embed_text
 
 
+def test_bench_hybrid_views_control_row_views_are_the_chunkers() -> None:
+    # the same texts as EvidenceChunker's row views (a row that fits a piece): under the caption when it fits
+    limit = 64
+    doc = _captioned("Table 4: Revenue by segment", rows=3)
+    ours = [
+        v
+        for c in EvidenceChunker(tokenizer=bundled_tokenizer(limit)).chunk(doc)
+        if c.meta.kind == "table"
+        for v in c.meta.views
+        if v != "Table 4: Revenue by segment"  # the caption view
+    ]
+    records = build_arm("hybrid-views", {"d": doc}, make_chunker("hybrid", limit))
+    control = [r.embed_text.removeprefix("Results of operations\n") for r in records if r.kind == "row"]
+    assert (
+        control
+        == ours
+        == [f"Table 4: Revenue by segment\nSegment {i}: 2019 = 10{i}.5; 2018 = 9{i}.1" for i in range(3)]
+    )
+    # a row too long for one view is packed into views that each fit the limit, losing no value
+    add_table(doc, [["Segment", "2019", "2018"]], [["Segment long", *(" ".join(["forty"] * 40) for _ in range(2))]])
+    records = build_arm("hybrid-views", {"d": doc}, make_chunker("hybrid", limit))
+    wide = [r.embed_text for r in records if r.kind == "row" and "Segment long" in r.embed_text]
+    count = bundled_tokenizer(limit).count_tokens
+    assert len(wide) > 1 and all(count(t) <= limit for t in wide)
+    assert sum(t.count("forty") for t in wide) == 80
+
+
 def test_views_are_kept_out_of_the_embedded_and_llm_text() -> None:
     chunker = EvidenceChunker()
     piece = next(c for c in chunker.chunk(_doc()) if c.meta.kind == "table")
