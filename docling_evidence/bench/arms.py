@@ -189,17 +189,6 @@ def table_row_parts(table: TableItem, doc: DoclingDocument) -> list[tuple[str, l
     return out
 
 
-def table_row_texts(table: TableItem, doc: DoclingDocument) -> list[tuple[str, list[str]]]:
-    """One ``(text, cell_texts)`` per body row: ``"<row label>: <column label> = <value>; ..."``.
-
-    Exactly EvidenceChunker's row text, unfitted and without the caption (:func:`table_row_parts`): the row vectors
-    of the ``rowsplit`` control. ``hybrid-views`` fits them as the chunker does, under the caption.
-    """
-    from docling_evidence.views import join_row_view
-
-    return [(join_row_view(label, values), cells) for label, values, cells in table_row_parts(table, doc)]
-
-
 def _pick_table_chunk(chunk_idx: list[int], texts: list[str], cells: list[str]) -> int:
     """The chunk (among a table's chunks) holding most of a row's cell texts; ties go to the earliest."""
     best, best_count = chunk_idx[0], -1

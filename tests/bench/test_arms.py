@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from docling_core.types.doc import DocItemLabel, DoclingDocument
+from docling_core.types.doc import DocItemLabel, DoclingDocument, TableItem
 from docs_builder import add_table, paged_doc, prov
 
 from docling_evidence.bench.arms import (
@@ -13,7 +13,7 @@ from docling_evidence.bench.arms import (
     make_chunker,
     page_span_of,
     parse_arms,
-    table_row_texts,
+    table_row_parts,
 )
 
 
@@ -65,6 +65,13 @@ def test_hybrid_records_are_contextualized_chunks() -> None:
     assert len({r.unit_id for r in records}) == len(records)  # every chunk its own unit
     table_rec = next(r for r in records if "1,496.5" in r.embed_text)
     assert 2 in table_rec.page_span
+
+
+def table_row_texts(table: TableItem, doc: DoclingDocument) -> list[tuple[str, list[str]]]:
+    """The rows as the rowsplit control embeds them: ``(row view text, cell texts)``."""
+    from docling_evidence.views import join_row_view
+
+    return [(join_row_view(label, values), cells) for label, values, cells in table_row_parts(table, doc)]
 
 
 def test_table_row_texts_label_values_with_column_headers() -> None:
