@@ -268,8 +268,6 @@ def _sentence_records(
 
     from docling_evidence.views import sentence_views, shown_sentences
 
-    limit = chunker.tokenizer.get_max_tokens()  # type: ignore[attr-defined]
-    count = chunker.tokenizer.count_tokens  # type: ignore[attr-defined]
     out: list[ChunkRecord] = []
     for i, chunk in enumerate(chunks):
         has_table = any(it.self_ref.startswith("#/tables/") for it in chunk.meta.doc_items)
@@ -278,14 +276,22 @@ def _sentence_records(
             texts = [it.text for it in items if isinstance(it, TextItem)]
         else:
             texts = [chunk.text]
-        prefix = chunker.contextualize(chunk.model_copy(update={"text": ""}))
-        views = sentence_views(texts, lambda body, p=prefix: count(p + body) <= limit, 1 if has_table else 2)
+        views = sentence_views(texts, _view_frame(chunker, chunk)[1], 1 if has_table else 2)
         for text in shown_sentences(views, chunk.text):
             embed = chunker.contextualize(chunk.model_copy(update={"text": text}))
             rec = records[i]
             index = len(records) + len(out)
             out.append(ChunkRecord(arm, doc_id, index, embed, rec.unit_id, rec.page_span, i, "sentence"))
     return out
+
+
+def _view_frame(chunker: BaseChunker, chunk: Any) -> tuple[str, Callable[[str], bool]]:
+    """What a view of ``chunk`` is embedded after (the chunk contextualized with no text: its headings) and whether a
+    view's text fits the chunker's limit after it, counted by the chunker's tokenizer."""
+    limit = chunker.tokenizer.get_max_tokens()  # type: ignore[attr-defined]
+    count = chunker.tokenizer.count_tokens  # type: ignore[attr-defined]
+    prefix = chunker.contextualize(chunk.model_copy(update={"text": ""}))
+    return prefix, lambda body: count(prefix + body) <= limit
 
 
 def _chunks_by_table(chunks: list[Any]) -> dict[str, list[int]]:
@@ -305,8 +311,6 @@ def _caption_records(
     table with a Docling-linked caption, pointing to the first chunk that holds the table."""
     from docling_evidence.views import caption_views
 
-    limit = chunker.tokenizer.get_max_tokens()  # type: ignore[attr-defined]
-    count = chunker.tokenizer.count_tokens  # type: ignore[attr-defined]
     by_table = _chunks_by_table(chunks)
     out: list[ChunkRecord] = []
     for table in doc.tables:
@@ -314,9 +318,8 @@ def _caption_records(
             continue
         start = by_table[table.self_ref][0]
         chunk = chunks[start]
-        prefix = chunker.contextualize(chunk.model_copy(update={"text": ""}))
         span = page_span_of([table]) or records[start].page_span
-        for text in caption_views(table.caption_text(doc), lambda body, p=prefix: count(p + body) <= limit):
+        for text in caption_views(table.caption_text(doc), _view_frame(chunker, chunk)[1]):
             embed = chunker.contextualize(chunk.model_copy(update={"text": text}))
             index = len(records) + len(out)
             out.append(ChunkRecord(arm, doc_id, index, embed, records[start].unit_id, span, start, "caption"))
@@ -332,8 +335,6 @@ def _row_records(
     from docling_evidence.table_format import one_line
     from docling_evidence.views import fitted_row_views, join_row_view
 
-    limit = chunker.tokenizer.get_max_tokens()  # type: ignore[attr-defined]
-    count = chunker.tokenizer.count_tokens  # type: ignore[attr-defined]
     texts = [r.embed_text for r in records]
     by_table = _chunks_by_table(chunks)
     rows: list[ChunkRecord] = []
@@ -345,9 +346,9 @@ def _row_records(
         span = page_span_of([table])
         for label, values, cells in table_row_parts(table, doc):
             target = _pick_table_chunk(chunk_idx, texts, cells)
-            prefix = "".join(f"{h}\n" for h in chunks[target].meta.headings or [])
+            prefix, fits = _view_frame(chunker, chunks[target])
             if arm == "hybrid-views":
-                views = fitted_row_views(label, values, caption, lambda body, p=prefix: count(p + body) <= limit)
+                views = fitted_row_views(label, values, caption, fits)
             else:
                 views = [join_row_view(label, values)]
             for view in views:
