@@ -44,7 +44,7 @@ from itertools import pairwise
 
 from docling_core.types.doc import PictureItem, TableItem, TextItem
 
-from docling_evidence.captions import mentions_figure, normalize_label, table_mentions
+from docling_evidence.captions import looks_like_caption, mentions_figure, normalize_label, table_mentions
 from docling_evidence.doc_index import DocIndex
 from docling_evidence.layout import Box, horizontal_overlap, inside, nearest_gap
 from docling_evidence.sentences import sentence_spans
@@ -521,8 +521,14 @@ def choose_context(
         if ref in excluded and idx not in text_end:
             continue
         para = ctx.paragraph(idx, text_end.get(idx))
+        if idx not in text_end and looks_like_caption(para.text):
+            continue  # "Table 1: ..." that is nobody's caption is the caption of a float Docling did not detect
         cand = candidates[idx]
+        if idx > t_idx and not cand.names_table and _introduces_a_table(index, idx):
+            continue  # the text between two tables that leads into the next one is that one's
         by_place = cand.framed and (cand.far or not cand.same_column)
+        if by_place and (any(para.figure) or any(para.named)) and not cand.names_table:
+            continue  # found by its place in the text, but about a figure or another table: the discussion moved on
         sentences = _relevant_sentences(
             ctx,
             para,

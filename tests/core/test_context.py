@@ -217,3 +217,65 @@ def test_paragraphs_framed_by_mentions_of_the_table_and_the_one_after_a_mention_
     assert paras[1] in texts and paras[3] in texts  # between the mentions, about its columns
     assert paras[5] in texts  # right after a mention, about its rows
     assert paras[2] not in texts and paras[6] not in texts
+
+
+def test_the_lead_in_of_the_next_table_is_not_context_of_the_previous_one() -> None:
+    """Between two tables, the text that leads into the second ("... each fund manager that is a holder of shares
+    ...:") is the second's, even when it shares words with the first (held-out annual report)."""
+    doc = paged_doc(1)
+    first_intro = "At 30 June 2003 the following shareholdings above 5% of shares were disclosed:"
+    doc.add_text(label=DocItemLabel.TEXT, text=first_intro, prov=prov(1, 50, 40, 560, 60))
+    add_table(
+        doc, [["Holder", "% of shares"]], [["Fund A", "13.4"], ["Fund B", "8.9"]], provs=[prov(1, 50, 65, 560, 150)]
+    )
+    second_intro = "The next table lists each fund manager that is a holder of shares, as of 30 June 2003:"
+    doc.add_text(label=DocItemLabel.TEXT, text=second_intro, prov=prov(1, 50, 160, 560, 180))
+    add_table(
+        doc, [["Manager", "% of shares"]], [["Fund C", "12.5"], ["Fund D", "6.3"]], provs=[prov(1, 50, 185, 560, 270)]
+    )
+    chunks = [c for c in EvidenceChunker().chunk(doc) if c.meta.kind == "table"]
+    context = {
+        next(r for r, role in c.meta.roles.items() if role == "table"): [
+            it.text for it in c.meta.doc_items if c.meta.roles[it.self_ref] == "context"
+        ]
+        for c in chunks
+    }
+    assert context["#/tables/0"] == [first_intro]
+    assert context["#/tables/1"] == [second_intro]
+
+
+def test_a_caption_like_text_that_is_nobodys_caption_is_not_context() -> None:
+    """A "Table 1: ..." text inside a figure (the caption of a table Docling did not detect) names the label of the
+    document's own Table 1, but it explains no table (held-out Docling report: DocLayNet's Table 1 in a screenshot)."""
+    captioned = paged_doc(3)
+    add_table(
+        captioned,
+        [["Backend", "Pages/s"]],
+        [["native", "1.27"], ["pypdfium", "3.12"]],
+        caption="Table 1: Runtime per backend",
+        caption_prov=prov(1, 50, 40, 560, 60),
+        provs=[prov(1, 50, 70, 560, 200)],
+    )
+    stray = "Table 1: Pages/s of each backend in the dataset overview"  # inside a figure of page 3
+    captioned.add_text(label=DocItemLabel.TEXT, text=stray, prov=prov(3, 50, 400, 560, 420))
+    assert stray not in _context_texts(captioned)
+
+
+def test_a_paragraph_after_a_mention_that_turns_to_a_figure_is_not_context() -> None:
+    doc = paged_doc(3)
+    add_table(
+        doc,
+        [["Model", "Audio", "Video"]],
+        [["CAV-MAE", "41.2", "38.5"], ["Gemini", "35.0", "52.3"]],
+        caption="Table 2: Accuracy per modality",
+        caption_prov=prov(1, 50, 40, 560, 60),
+        provs=[prov(1, 50, 70, 560, 200)],
+    )
+    doc.add_heading(text="5 Results", prov=prov(2, 50, 40, 290, 55))  # no page-break neighbours: found by mention
+    doc.add_text(
+        label=DocItemLabel.TEXT, text="Table 2 lists the accuracy per modality.", prov=prov(2, 50, 80, 290, 120)
+    )
+    turned = "Fig. 4 shows the profiles across modalities. CAV-MAE and Gemini differ most on audio and video accuracy."
+    doc.add_text(label=DocItemLabel.TEXT, text=turned, prov=prov(2, 50, 130, 290, 170))
+    texts = _context_texts(doc, context_max_tokens=1024)
+    assert "Table 2 lists the accuracy per modality." in texts and turned not in texts

@@ -12,8 +12,11 @@ from docling_core.types.doc import DoclingDocument, TableItem
 
 REPO = Path(__file__).resolve().parents[2]
 LABELS = REPO / "tests" / "data" / "context_labels.json"
+HELDOUT_LABELS = REPO / "tests" / "data" / "context_labels_heldout.json"
 FIXTURES = REPO.parent / "shared" / "fixtures" / "docling"
+ALL_FIXTURES = REPO.parent / "shared" / "fixtures"
 FLOORS = REPO / "docs" / "results" / "context.json"
+HELDOUT_FLOORS = REPO / "docs" / "results" / "context_heldout.json"
 
 
 def _report():  # the benchmark script is not a package: load it by path
@@ -137,3 +140,54 @@ def test_a_table_that_fits_keeps_its_rows_together_and_its_other_context_in_a_pi
     assert context_piece.meta.roles["#/texts/174"] == "caption" and context_piece.text.startswith("Table 3-2")
     assert table_piece.meta.roles.get("#/texts/173") == "context"  # "Table 3-2 lists ...", beside the rows
     assert len({p.meta.unit_id for p in pieces}) == 1
+
+
+def test_heldout_labels_file_is_well_formed() -> None:
+    labels = json.loads(HELDOUT_LABELS.read_text(encoding="utf-8"))
+    assert labels["about"]
+    for name, tables in labels["documents"].items():
+        assert name.startswith(("more/", "docling-core/")) and name.endswith(".json")
+        for ref, label in tables.items():
+            assert ref.startswith("#/tables/")
+            assert set(label) == {"table", "document_table", "caption", "notes", "explains", "related"}, (name, ref)
+            assert isinstance(label["document_table"], bool) and label["table"]
+            groups = [set(label[k]) for k in ("caption", "notes", "explains", "related")]
+            assert sum(len(g) for g in groups) == len(set().union(*groups)), (name, ref)  # each text in one group
+            for key in ("caption", "notes", "explains", "related"):
+                assert all(isinstance(r, str) and r.strip() for r in label[key].values()), (name, ref, key)
+
+
+@pytest.mark.skipif(not ALL_FIXTURES.is_dir(), reason="needs ../shared/fixtures")
+def test_heldout_labels_name_every_table_of_the_other_fixtures_and_only_existing_texts() -> None:
+    labels = json.loads(HELDOUT_LABELS.read_text(encoding="utf-8"))["documents"]
+    expected = sorted(
+        str(p.relative_to(ALL_FIXTURES))
+        for folder in ("more", "docling-core")
+        for p in (ALL_FIXTURES / folder).glob("*.json")
+    )
+    assert sorted(labels) == expected
+    for name, tables in labels.items():
+        doc = DoclingDocument.load_from_json(ALL_FIXTURES / name)
+        refs = {t.self_ref for t in doc.texts}
+        assert sorted(tables) == sorted(t.self_ref for t in doc.tables if isinstance(t, TableItem))
+        for label in tables.values():
+            for key in ("caption", "notes", "explains", "related"):
+                assert set(label[key]) <= refs, (name, key)
+
+
+@pytest.mark.skipif(not ALL_FIXTURES.is_dir(), reason="needs ../shared/fixtures")
+def test_heldout_scores_do_not_fall_below_the_report() -> None:
+    """docs/context.md reports the held-out scores; a change that lowers one of them must re-measure and say so."""
+    report = _report()
+    labels = report.load_labels(HELDOUT_LABELS)
+    floors = {(r["document"], r["max_tokens"], r["measure"]): r for r in json.loads(HELDOUT_FLOORS.read_text())}
+    for limit in sorted({key[1] for key in floors}):
+        for r in report.measure(ALL_FIXTURES, limit, labels):
+            for measure, keys in (
+                ("delivered", ("recall", "precision")),
+                ("captions", ("recall",)),
+                ("notes", ("recall", "precision")),
+            ):
+                floor = floors[(r["document"], limit, measure)]
+                for key in keys:
+                    assert r[measure][key] >= floor[key] - 1e-9, (r["document"], limit, measure, key)
