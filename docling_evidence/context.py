@@ -49,6 +49,7 @@ from docling_evidence.doc_index import DocIndex
 from docling_evidence.layout import Box, horizontal_overlap, inside, nearest_gap
 from docling_evidence.sentences import sentence_spans
 from docling_evidence.table_rows import TableRows
+from docling_evidence.titles import TITLE_REACH, is_title_label, title_mentions, title_pattern
 
 MAX_ORDER_STEPS = 4
 """Without layout: how many paragraphs on each side of a table (same section) are candidates."""
@@ -66,7 +67,7 @@ table and the relevant sentences."""
 ADJACENT_MIN_WORDS = 3
 """A sentence taken only for following the table needs at least this many words: a signature ("OPIYO WANDAYI,"), a
 dash or a stray code ("D2111") after a table explains nothing (a short text before it is kept: it is often the
-table's title, as an option's name above its table of values)."""
+table's title, as an option's name above its table of values; but not a bare dash)."""
 
 MIN_NUMBER_CHARS = 3
 """A sentence that shares no word with the table counts only through a shared number of at least this many digits
@@ -188,6 +189,8 @@ class ContextIndex:
     tables: list[int]
     doc_freq: Counter[str]
     pictures: dict[int, list[Box]] = field(default_factory=dict)
+    titles: re.Pattern[str] | None = None
+    """References to the titles of tables titled by a heading (:mod:`docling_evidence.titles`)."""
     _by_top: dict[int, list[tuple[float, int]]] = field(default_factory=dict)
     _by_bottom: dict[int, list[tuple[float, int]]] = field(default_factory=dict)
     _parsed: dict[int, _Paragraph] = field(default_factory=dict)
@@ -198,7 +201,7 @@ class ContextIndex:
         if key not in self._parsed:
             text = self.index.items[idx].text  # type: ignore[attr-defined]
             spans = sentence_spans(text[:end] if end is not None else text)
-            mentions = table_mentions(text)
+            mentions = self.mentions(text)
             named = [frozenset(lab for lab, a, b in mentions if a < e and b > s) for s, e in spans]
             self._parsed[key] = _Paragraph(
                 text=text,
@@ -211,19 +214,28 @@ class ContextIndex:
             )
         return self._parsed[key]
 
+    def mentions(self, text: str) -> list[tuple[str, int, int]]:
+        """Every table ``text`` names, by label ("Table 3") or by title ("the First Schedule"), with its span."""
+        return table_mentions(text) + title_mentions(text, self.titles)
+
     def weight(self, term: str) -> float:
         """Inverse document frequency of a word or number over the document's paragraphs (at least log 2)."""
         n = max(1, len(self.paragraphs))
         return math.log(1 + n / max(1, self.doc_freq.get(term, 0)))
 
 
-def build_context_index(index: DocIndex, table_labels: dict[int, str | None]) -> ContextIndex:
+def build_context_index(
+    index: DocIndex, table_labels: dict[int, str | None], titles: Iterable[str] = ()
+) -> ContextIndex:
     """One pass over the document's paragraphs: mentions, word frequencies and per-page position lists.
 
     Args:
         index: the document's reading-order index.
-        table_labels: reading position of each unit table -> its label (from its caption), or None.
+        table_labels: reading position of each unit table -> its label (from its caption, or
+            :func:`~docling_evidence.titles.title_label` of its title), or None.
+        titles: the titles of the tables titled by a heading, whose references name them.
     """
+    pattern = title_pattern(titles)
     paragraphs = [i for i in range(len(index.items)) if index.is_paragraph(i)]
     named_by: dict[str, list[int]] = {}
     doc_freq: Counter[str] = Counter()
@@ -232,7 +244,7 @@ def build_context_index(index: DocIndex, table_labels: dict[int, str | None]) ->
     for idx in paragraphs:
         item = index.items[idx]
         assert isinstance(item, TextItem)
-        for label in {lab for lab, _a, _b in table_mentions(item.text)}:
+        for label in {lab for lab, _a, _b in table_mentions(item.text) + title_mentions(item.text, pattern)}:
             named_by.setdefault(label, []).append(idx)
         doc_freq.update(_words(item.text) | _numbers(item.text))
         if index.has_layout:
@@ -252,7 +264,9 @@ def build_context_index(index: DocIndex, table_labels: dict[int, str | None]) ->
             for box in index.boxes[item.self_ref]:
                 pictures.setdefault(box.page, []).append(box)
     tables = sorted(table_labels)
-    return ContextIndex(index, paragraphs, named_by, tables_by_label, tables, doc_freq, pictures, by_top, by_bottom)
+    return ContextIndex(
+        index, paragraphs, named_by, tables_by_label, tables, doc_freq, pictures, pattern, by_top, by_bottom
+    )
 
 
 @dataclass(frozen=True)
@@ -385,15 +399,22 @@ def _framed(ctx: ContextIndex, naming: list[int]) -> list[int]:
 
 
 def _naming(ctx: ContextIndex, t_idx: int, label: str | None) -> list[int]:
-    """Paragraphs naming the table's label whose nearest table with that label is this one."""
+    """Paragraphs naming the table's label whose nearest table with that label is this one. A reference to a title
+    ("the Schedule") names the next table so titled when it is within ``TITLE_REACH`` (the notice text comes before
+    its schedule), else the one before within reach."""
     if not label:
         return []
     label = normalize_label(label)
     tables = ctx.tables_by_label.get(label, [t_idx])
+    by_title = is_title_label(label)
     out = []
     for idx in ctx.named_by.get(label, []):
         j = bisect_left(tables, idx)
-        nearest = min(tables[max(0, j - 1) : j + 1], key=lambda t: (abs(t - idx), t))
+        if by_title:
+            reachable = [t for t in tables[max(0, j - 1) : j + 1] if abs(t - idx) <= TITLE_REACH]
+            nearest = max(reachable) if reachable else None
+        else:
+            nearest = min(tables[max(0, j - 1) : j + 1], key=lambda t: (abs(t - idx), t))
         if nearest == t_idx:
             out.append(idx)
     return out
@@ -453,7 +474,8 @@ def _relevant_sentences(
         if not shared_words and not any(len(n.replace(",", "")) >= MIN_NUMBER_CHARS for n in shared_numbers):
             shared_numbers = set()  # only small integers in common: no tie
             score = 0.0
-        substantial = adjacent < 0 or _word_count(para, k) >= ADJACENT_MIN_WORDS
+        words = _word_count(para, k)
+        substantial = (adjacent < 0 and (words > 0 or bool(para.numbers[k]))) or words >= ADJACENT_MIN_WORDS
         if score >= threshold and (shared_numbers or len(shared_words) >= MIN_SHARED_WORDS):
             chosen[k] = score
         elif every or (adjacent and (short or next_to_table) and substantial):

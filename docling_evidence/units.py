@@ -17,6 +17,7 @@ from docling_evidence.continuation import find_runs, join_rows
 from docling_evidence.doc_index import DocIndex
 from docling_evidence.layout import horizontal_overlap, nearest_gap
 from docling_evidence.table_rows import TableRows, table_rows
+from docling_evidence.titles import table_title, title_label
 
 _log = logging.getLogger(__name__)
 
@@ -272,7 +273,10 @@ def build_units(
     if not with_context:
         return units
     labels = {u.position: table_label(u.caption.text) if u.caption else None for u in units}
-    ctx = build_context_index(index, labels)
+    # a table without a "Table 3" label may be titled by the heading right above it ("SCHEDULE")
+    titles = {pos: table_title(index, pos) for pos, label in labels.items() if label is None}
+    labels.update({pos: title_label(title) for pos, title in titles.items() if title})
+    ctx = build_context_index(index, labels, [t for t in titles.values() if t])
     with_context_units = []
     for unit in units:
         if unit.table.label == DocItemLabel.DOCUMENT_INDEX:

@@ -279,3 +279,10 @@ def test_a_paragraph_after_a_mention_that_turns_to_a_figure_is_not_context() -> 
     doc.add_text(label=DocItemLabel.TEXT, text=turned, prov=prov(2, 50, 130, 290, 170))
     texts = _context_texts(doc, context_max_tokens=1024)
     assert "Table 2 lists the accuracy per modality." in texts and turned not in texts
+
+
+def test_a_bare_dash_above_a_table_is_not_context() -> None:
+    doc = paged_doc(1)
+    doc.add_text(label=DocItemLabel.TEXT, text="-", prov=prov(1, 50, 70, 290, 85))
+    add_table(doc, [["Point", "Value"]], [["A1", "10"], ["A2", "12.75"]], provs=[prov(1, 50, 90, 290, 300)])
+    assert _context_texts(doc) == []
