@@ -49,7 +49,7 @@ from docling_evidence.doc_index import DocIndex
 from docling_evidence.layout import Box, horizontal_overlap, inside, nearest_gap
 from docling_evidence.sentences import sentence_spans
 from docling_evidence.table_rows import TableRows
-from docling_evidence.titles import TITLE_REACH, is_title_label, title_mentions, title_pattern
+from docling_evidence.titles import TITLE_REACH, is_title_label, title_mentions, title_set
 
 MAX_ORDER_STEPS = 4
 """Without layout: how many paragraphs on each side of a table (same section) are candidates."""
@@ -189,8 +189,8 @@ class ContextIndex:
     tables: list[int]
     doc_freq: Counter[str]
     pictures: dict[int, list[Box]] = field(default_factory=dict)
-    titles: re.Pattern[str] | None = None
-    """References to the titles of tables titled by a heading (:mod:`docling_evidence.titles`)."""
+    titles: frozenset[str] = frozenset()
+    """The titles of tables titled by a heading, whose references name them (:mod:`docling_evidence.titles`)."""
     _by_top: dict[int, list[tuple[float, int]]] = field(default_factory=dict)
     _by_bottom: dict[int, list[tuple[float, int]]] = field(default_factory=dict)
     _parsed: dict[int, _Paragraph] = field(default_factory=dict)
@@ -235,7 +235,7 @@ def build_context_index(
             :func:`~docling_evidence.titles.title_label` of its title), or None.
         titles: the titles of the tables titled by a heading, whose references name them.
     """
-    pattern = title_pattern(titles)
+    title_forms = title_set(titles)
     paragraphs = [i for i in range(len(index.items)) if index.is_paragraph(i)]
     named_by: dict[str, list[int]] = {}
     doc_freq: Counter[str] = Counter()
@@ -244,7 +244,7 @@ def build_context_index(
     for idx in paragraphs:
         item = index.items[idx]
         assert isinstance(item, TextItem)
-        for label in {lab for lab, _a, _b in table_mentions(item.text) + title_mentions(item.text, pattern)}:
+        for label in {lab for lab, _a, _b in table_mentions(item.text) + title_mentions(item.text, title_forms)}:
             named_by.setdefault(label, []).append(idx)
         doc_freq.update(_words(item.text) | _numbers(item.text))
         if index.has_layout:
@@ -265,7 +265,7 @@ def build_context_index(
                 pictures.setdefault(box.page, []).append(box)
     tables = sorted(table_labels)
     return ContextIndex(
-        index, paragraphs, named_by, tables_by_label, tables, doc_freq, pictures, pattern, by_top, by_bottom
+        index, paragraphs, named_by, tables_by_label, tables, doc_freq, pictures, title_forms, by_top, by_bottom
     )
 
 

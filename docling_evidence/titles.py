@@ -5,7 +5,8 @@ caption, and refer to it by that title: "the persons named in the first column o
 specified in the First Schedule". Such a reference names the table as "Table 3" would (:mod:`docling_evidence.context`
 then treats the paragraph as naming it). A title is short (``TITLE_MAX_WORDS``); a reference is "the" followed by
 the title with a capital letter ("the Schedule", not "the schedule of payments"), so ordinary prose that merely uses
-the word does not name the table.
+the word does not name the table. Finding references costs one set lookup per "the" before a capital, however many
+titled tables a document has.
 """
 
 from __future__ import annotations
@@ -64,20 +65,45 @@ def is_title_label(label: str) -> bool:
     return label.startswith(_TITLE_PREFIX)
 
 
-def title_pattern(titles: Iterable[str]) -> re.Pattern[str] | None:
-    """One pattern for references to any of ``titles`` ("the First Schedule"), or None when there are none. A title
-    followed by a capitalised word or by "of"/"to"/"for" and one is part of a longer name ("the Schedule of Tariffs
-    2023"), not a reference."""
-    alternatives = sorted({" ".join(t.split()) for t in titles if t.strip()}, key=len, reverse=True)
-    if not alternatives:
-        return None
-    body = "|".join(r"\s+".join(re.escape(w) for w in t.split()) for t in alternatives)
-    longer_name = r"\s+(?:(?:of|to|for|on)\s+)?[A-Z]"
-    return re.compile(rf"\b[Tt]he\s+(?P<title>(?=[A-Z])(?i:{body}))(?![\w-])(?!{longer_name})")
+_REFERENCE = re.compile(r"\b[Tt]he\s+(?=[A-Z])")
+"""Where a reference may start: 'the' before a capital letter. Each one is checked against the titles by a set
+lookup of its next one to ``TITLE_MAX_WORDS`` words, however many titles a document has."""
+_TOKEN = re.compile(r"\S+")
+_TRAILING = ",;:.)]"
+_JOINERS = frozenset({"of", "to", "for", "on"})
 
 
-def title_mentions(text: str, pattern: re.Pattern[str] | None) -> list[tuple[str, int, int]]:
-    """The title references in ``text``, as ``(label, start, end)`` like :func:`captions.table_mentions`."""
-    if pattern is None:
+def title_set(titles: Iterable[str]) -> frozenset[str]:
+    """The titles in the form references are compared in (words joined by one space, upper case)."""
+    return frozenset(" ".join(t.split()).upper() for t in titles if t.strip())
+
+
+def title_mentions(text: str, titles: frozenset[str]) -> list[tuple[str, int, int]]:
+    """The references to ``titles`` in ``text`` ("the First Schedule"), as ``(label, start, end)`` like
+    :func:`captions.table_mentions`. A title followed by a capitalised word, or by "of"/"to"/"for"/"on" and one, is
+    part of a longer name ("the Schedule of Tariffs 2023"), not a reference."""
+    if not titles:
         return []
-    return [(title_label(m.group("title")), m.start(), m.end()) for m in pattern.finditer(text)]
+    found: list[tuple[str, int, int]] = []
+    for m in _REFERENCE.finditer(text):
+        tokens = []
+        for t in _TOKEN.finditer(text, m.end()):
+            tokens.append(t)
+            if len(tokens) > TITLE_MAX_WORDS + 2:
+                break
+        words = [t.group(0).rstrip(_TRAILING) for t in tokens]
+        for n in range(min(len(words), TITLE_MAX_WORDS), 0, -1):
+            if " ".join(words[:n]).upper() not in titles:
+                continue
+            if any(t.group(0)[-1] in _TRAILING for t in tokens[: n - 1]):
+                break  # punctuation inside: not one name
+            ends_phrase = tokens[n - 1].group(0)[-1] in _TRAILING or n == len(words)
+            rest = words[n:]
+            longer = bool(rest) and (
+                rest[0][:1].isupper() or (rest[0] in _JOINERS and len(rest) > 1 and rest[1][:1].isupper())
+            )
+            if ends_phrase or not longer:
+                end = tokens[n - 1].start() + len(words[n - 1])
+                found.append((title_label(" ".join(words[:n])), m.start(), end))
+            break
+    return found

@@ -7,7 +7,7 @@ from docs_builder import add_table, paged_doc, prov
 
 from docling_evidence import EvidenceChunker
 from docling_evidence.doc_index import build_index
-from docling_evidence.titles import table_title, title_label, title_mentions, title_pattern
+from docling_evidence.titles import table_title, title_label, title_mentions, title_set
 
 
 def _notice(doc: DoclingDocument, page: int, top: float, body: str, title: str = "SCHEDULE") -> None:
@@ -46,7 +46,7 @@ def test_the_heading_right_above_a_table_is_its_title() -> None:
 
 
 def test_a_reference_is_the_title_capitalised_and_not_part_of_a_longer_name() -> None:
-    pattern = title_pattern(["SCHEDULE", "FIRST SCHEDULE"])
+    pattern = title_set(["SCHEDULE", "First  Schedule"])
     assert [m[0] for m in title_mentions("the place specified in the First Schedule, as a Customs Area", pattern)] == [
         title_label("FIRST SCHEDULE")
     ]
@@ -55,7 +55,13 @@ def test_a_reference_is_the_title_capitalised_and_not_part_of_a_longer_name() ->
     ]
     assert title_mentions("a schedule of payments follows the schedule", pattern) == []  # not capitalised
     assert title_mentions("Clause 1 of Part III of the Schedule of Tariffs 2023", pattern) == []  # a longer name
-    assert title_pattern([]) is None
+    assert title_mentions("named in the Schedule.", title_set([])) == []
+    assert [m[0] for m in title_mentions("as set out in the Schedule.", pattern)] == [title_label("SCHEDULE")]
+    mentions = title_mentions("see the First Schedule; the Schedule, and The Schedule To Come", pattern)
+    assert [(m[0], m[1], m[2]) for m in mentions] == [
+        (title_label("FIRST SCHEDULE"), 4, 22),
+        (title_label("SCHEDULE"), 24, 36),
+    ]
 
 
 def test_a_notice_naming_its_table_by_title_is_context_across_the_title_heading() -> None:
