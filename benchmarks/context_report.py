@@ -95,6 +95,11 @@ def _chosen(doc: Any, chunker: Any) -> dict[str, set[str]]:
     return {u.table.self_ref: {it.self_ref for it in (*u.context_before, *u.context_after)} for u in units}
 
 
+def _share(part: float, whole: float) -> float:
+    """``part / whole``, or 1.0 when there is nothing to count (no labelled item, nothing taken)."""
+    return part / whole if whole else 1.0
+
+
 def _score(labels: dict[str, Any], context: dict[str, set[str]]) -> dict[str, Any]:
     n_explains = found = taken = correct = strict = 0
     tables = []
@@ -117,9 +122,9 @@ def _score(labels: dict[str, Any], context: dict[str, set[str]]) -> dict[str, An
         "explaining": n_explains,
         "found": found,
         "taken": taken,
-        "recall": found / n_explains if n_explains else 1.0,
-        "precision": correct / taken if taken else 1.0,
-        "strict_precision": strict / taken if taken else 1.0,
+        "recall": _share(found, n_explains),
+        "precision": _share(correct, taken),
+        "strict_precision": _share(strict, taken),
         "per_table": tables,
     }
 
@@ -152,8 +157,8 @@ def _score_captions(labels: dict[str, Any], members: dict[str, dict[str, set[str
         "as_caption": as_caption,
         "captioned": captioned,
         "right": right,
-        "recall": shown / labelled if labelled else 1.0,
-        "precision": right / captioned if captioned else 1.0,
+        "recall": _share(shown, labelled),
+        "precision": _share(right, captioned),
         "per_table": tables,
     }
 
@@ -181,8 +186,8 @@ def _score_notes(labels: dict[str, Any], members: dict[str, dict[str, set[str]]]
         "found": found,
         "attached": attached,
         "right": right,
-        "recall": found / n_notes if n_notes else 1.0,
-        "precision": right / attached if attached else 1.0,
+        "recall": _share(found, n_notes),
+        "precision": _share(right, attached),
         "per_table": tables,
     }
 
