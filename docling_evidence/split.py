@@ -329,6 +329,15 @@ class Splitter:
             n_blocks += 1
         return total + self.join * max(0, n_blocks - 1)
 
+    def _row_fits(self, oh: _Overhead, header: Sequence[str], line: str, n: int | None = None) -> bool:
+        """Whether one row line fits a piece under ``header`` with the overhead: by the estimate, or — when that says
+        no — by the exact count of the rendered piece (with a tokenizer whose joins merge, as BPE's do, the estimate
+        can be a few tokens too cautious, and a row that fits under its header would lose it)."""
+        tokens = self.tokens(line) if n is None else n
+        if tokens <= self._room(oh, header) - (0 if line else self.line_join):
+            return True
+        return bool(header) and self.fits(self._render(oh, [_Item("row", line, tokens, header=tuple(header))]))
+
     def _room(self, oh: _Overhead, header: Sequence[str] = ()) -> int:
         """Tokens left for row lines in a piece showing ``header`` and the overhead."""
         return self.budget - self._estimate(oh, [_Item("row", "", 0, header=tuple(header))])
@@ -761,7 +770,7 @@ class Splitter:
             labels, groups = self._column_groups(parts, oh, order)
             for g, cols in enumerate(groups):
                 g_header = tuple(fmt.header_lines(rows.header, cols))
-                if self._lines_cost(g_header) > self._room(oh) - self.line_join:
+                if not self._row_fits(oh, g_header, ""):
                     g_header = ()  # a header cell longer than a piece: the header gets pieces of its own
                 start, done = len(stream), False
                 for r in range(len(rows.body)):
@@ -769,7 +778,7 @@ class Splitter:
                         stream.extend(context_items(with_row.get(r, ()), sticky=True))
                     line = fmt.row_line(rows.body[r], cols, rows.header, rows.label_cols)
                     n = self.tokens(line)
-                    if n <= self._room(oh, g_header):
+                    if self._row_fits(oh, g_header, line, n):
                         stream.append(_Item("row", line, n, row=r, cols=cols, header=g_header, group=("cols", g)))
                         done = done or bool(g_header)
                     else:
@@ -783,11 +792,11 @@ class Splitter:
             for r in range(len(rows.body)):
                 stream.extend(context_items(with_row.get(r, ()), sticky=True))
                 line, n = lines[r], line_tokens[r]
-                if header and not repeat and not done and n <= self._room(oh, header):
+                if header and not repeat and not done and self._row_fits(oh, header, line, n):
                     # repeat_table_header=False: the header once, above the first row it fits with
                     stream.append(_Item("row", line, n, row=r, header=header, group="rows"))
                     done = True
-                elif n <= self._room(oh, shown):
+                elif self._row_fits(oh, shown, line, n):
                     stream.append(_Item("row", line, n, row=r, header=shown, group="rows"))
                     done = done or bool(shown)
                 elif shown and self.omit_header_on_overflow and n <= self._room(oh):

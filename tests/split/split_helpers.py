@@ -388,6 +388,7 @@ def check_header(pieces: Sequence[Any], fmt: Any, header: Any, n_cols: int, coun
         # must be in an earlier piece
         assert count(block) + count(p.text) > budget, (
             f"piece {i} (rows {p.rows}, cols {cols}) lacks its header {block!r} although both fit"
+            f" ({count(block)} + {count(p.text)} <= {budget}; joined {count(block + chr(10) + p.text)})"
         )
         assert all(any(line in q.text for q in pieces[:i]) for line in lines), f"piece {i}: header shown nowhere"
     return applied
