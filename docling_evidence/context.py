@@ -215,13 +215,19 @@ class ContextIndex:
         return self._parsed[key]
 
     def mentions(self, text: str) -> list[tuple[str, int, int]]:
-        """Every table ``text`` names, by label ("Table 3") or by title ("the First Schedule"), with its span."""
-        return table_mentions(text) + title_mentions(text, self.titles)
+        """Every table ``text`` names, by label or by title, with its span (:func:`_mentions`)."""
+        return _mentions(text, self.titles)
 
     def weight(self, term: str) -> float:
         """Inverse document frequency of a word or number over the document's paragraphs (at least log 2)."""
         n = max(1, len(self.paragraphs))
         return math.log(1 + n / max(1, self.doc_freq.get(term, 0)))
+
+
+def _mentions(text: str, titles: frozenset[str]) -> list[tuple[str, int, int]]:
+    """Every table ``text`` names, by label ("Table 3") or by one of ``titles`` ("the First Schedule"), with its
+    span."""
+    return table_mentions(text) + title_mentions(text, titles)
 
 
 def build_context_index(
@@ -244,7 +250,7 @@ def build_context_index(
     for idx in paragraphs:
         item = index.items[idx]
         assert isinstance(item, TextItem)
-        for label in {lab for lab, _a, _b in table_mentions(item.text) + title_mentions(item.text, title_forms)}:
+        for label in {lab for lab, _a, _b in _mentions(item.text, title_forms)}:
             named_by.setdefault(label, []).append(idx)
         doc_freq.update(_words(item.text) | _numbers(item.text))
         if index.has_layout:
