@@ -214,6 +214,7 @@ class _Item:
     is_footnote: bool = False  # a footnote emitted once
     ctx: int | None = None  # index of the context text this item shows
     sticky: bool = False  # keep in the piece of the next item (context placed with its row)
+    opens: bool = False  # starts a piece of its own (never joins the items before it)
 
 
 @dataclass
@@ -764,6 +765,7 @@ class Splitter:
         for text in oh.lead:
             stream.extend(self._text_items("lead", text, oh, is_caption=text == parts.caption))
         stream.extend(context_items(parts.general_order(general), sticky=False))
+        table_start = len(stream) if general else 0
 
         if by_columns:
             order = sorted(range(len(rows.body)), key=lambda r: -line_tokens[r])[:WIDEST_SAMPLE]
@@ -811,13 +813,24 @@ class Splitter:
                 stream[start:start] = self._header_items(parts, oh, all_cols)
         for text in oh.tail:
             stream.extend(self._text_items("tail", text, oh, is_footnote=True))
-        return self._pack(oh, stream)
+        pieces = self._pack(oh, list(stream))
+        if 0 < table_start < len(stream):
+            # the rows fill the room the general context leaves only when that saves a piece: otherwise the table's
+            # first rows would sit apart from the rest, in a piece that is mostly about the context
+            apart = self._pack(
+                oh, [*stream[:table_start], replace(stream[table_start], opens=True), *stream[table_start + 1 :]]
+            )
+            if len(apart) <= len(pieces):
+                return apart
+        return pieces
 
     # -- packing ----------------------------------------------------------------------------------------------------
     @staticmethod
     def _joins(payload: Sequence[_Item], item: _Item) -> bool:
         """Whether ``item`` may join ``payload`` in one piece: rows only with rows of the same group, and a row
         carrying a header only where that header is shown (a piece renders its first row's header)."""
+        if item.opens:
+            return False
         if item.kind != "row":
             return True
         last = next((it for it in reversed(payload) if it.kind == "row"), None)

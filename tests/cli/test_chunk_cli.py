@@ -164,7 +164,14 @@ def test_md_listing_leads_with_a_unit_summary(runner: CliRunner, tmp_path: Path)
     assert summary_row in text
     assert text.index(summary_row) < text.index("## Chunk")  # the summary comes first
     assert text.count("## Chunk ") == len(records) - len(pieces) + 1
-    assert f"pieces 2–{len(pieces)} of T1 (rows " in text and "`--all` lists them" in text
+    # the listing shows the first piece that holds rows (a piece of general context may come first) and names the rest
+    shown = next(k for k, r in enumerate(pieces, 1) if r["meta"]["rows"][1] > r["meta"]["rows"][0])
+    rest = [k for k in range(1, len(pieces) + 1) if k != shown]
+    runs = [[rest[0]]]
+    for k in rest[1:]:
+        runs[-1].append(k) if k == runs[-1][-1] + 1 else runs.append([k])
+    named = ", ".join(str(r[0]) if len(r) == 1 else f"{r[0]}–{r[-1]}" for r in runs)
+    assert f"pieces {named} of T1 (rows " in text and "`--all` lists them" in text
 
     two = tmp_path / "two.json"
     build_doc(rows=6).save_as_json(two)

@@ -160,7 +160,7 @@ def test_context_is_not_repeated_general_first_row_context_with_its_row() -> Non
     check_rows(pieces, body, p.rows.header, 1, p.fmt)
     assert len(pieces) > 3
     assert [k for k, pc in enumerate(pieces) if general in pc.text] == [0]
-    assert pieces[0].kept_context == (0,) and pieces[0].rows[1] > pieces[0].rows[0]  # with the first rows
+    assert pieces[0].kept_context == (0,)
     holding_40 = [k for k, pc in enumerate(pieces) if pc.rows[0] <= 40 < pc.rows[1]]
     holding_52 = [k for k, pc in enumerate(pieces) if pc.rows[0] <= 52 < pc.rows[1]]
     assert [k for k, pc in enumerate(pieces) if about_row_40 in pc.text] == holding_40
@@ -173,6 +173,27 @@ def test_context_is_not_repeated_general_first_row_context_with_its_row() -> Non
         if k not in (0, holding_40[0], holding_52[0]):
             assert pc.kept_context == ()
             assert pc.text.split("\n\n")[1].startswith("| Region | Revenue |")
+
+
+def test_general_context_shares_a_piece_with_rows_only_when_that_saves_a_piece() -> None:
+    """A split table's general context goes into the first piece. The table's first rows fill the room it leaves only
+    when that takes fewer pieces; with as many pieces either way, the rows start a piece of their own, so no piece
+    holds the context and a stray row or two (VGGSounder's Table 1 was one row beside two paragraphs, then eight).
+    Whitespace tokens, budget 40: a piece of rows holds 6, the context's piece has room for 4 more."""
+    general = words(10, "context")
+
+    def split(n: int) -> list[Piece]:
+        body = tuple((f"r{i}", str(i)) for i in range(n))
+        p = parts((("Key", "Value"),), body, caption="Table 2: Values", before=(general,))
+        pieces = ws_splitter(40).split(p)
+        check_rows(pieces, body, p.rows.header, 1, p.fmt)
+        assert [k for k, pc in enumerate(pieces) if general in pc.text] == [0]
+        return pieces
+
+    # 11 rows: three pieces either way, so the rows start fresh: 6 + 5, not 4 beside the context + 6 + 1
+    assert [pc.rows for pc in split(11)] == [(0, 0), (0, 6), (6, 11)]
+    # 10 rows: filling the context's piece saves one (4 + 6 in two pieces, against context + 6 + 4 in three)
+    assert [pc.rows for pc in split(10)] == [(0, 4), (4, 10)]
 
 
 def test_table_that_fits_without_its_context_is_not_split_by_it() -> None:
