@@ -7,7 +7,8 @@ fit is split so that every piece stays dense in rows:
   the **footnotes** too while they leave room for rows;
 - **context is not repeated**: a context text that names a row (its label, or a number no other row holds, see
   :mod:`docling_evidence.row_affinity`) goes into the piece holding that row (the first one it names); the rest, the
-  general context, goes once per unit, into the first piece (the most important first when it needs more than one);
+  general context, goes once per unit, into the first piece (the most important first when it needs more than one),
+  which the first rows fill only when that saves a piece;
 - a table that fits one piece without its context stays one piece: it keeps the context that fits beside it (texts
   naming its rows first, then the most important), and the rest of the context goes into pieces of its own before
   it, under the caption;
