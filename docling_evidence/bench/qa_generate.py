@@ -26,7 +26,7 @@ from __future__ import annotations
 import random
 import re
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -176,6 +176,11 @@ def _about(table: _Table) -> str:
     """Words naming the table in a question: its caption topic, else its column labels."""
     if table.topic:
         return f"the table about {table.topic}"
+    return _by_columns(table)
+
+
+def _by_columns(table: _Table) -> str:
+    """The table named by its column labels ("the table with the columns A, B and C"), or ""."""
     cols = [c for c in table.column_labels[1:] if c][:3]
     if not cols:
         return ""
@@ -209,6 +214,28 @@ def _unique_row_labels(table: _Table) -> dict[int, str]:
     }
 
 
+def _cell_question(col: str, label: str, about: str) -> str:
+    return f"What is the {col} of {label} in {about}?"
+
+
+def _askable(table: _Table) -> set[str]:
+    """Every question (normalized) this table could be asked: a cell question for each non-empty cell of a row
+    with a usable unique label under a usable column, and its table_about topic. Another table of the document that
+    could be asked the same question makes it ambiguous (e.g. dozens of coordinate tables with rows L1, L2, ... and
+    the columns Longitude and Latitude): its gold cell is one of several right answers."""
+    asked: set[str] = set()
+    # a captioned table fits a question naming it by its columns too
+    for about in {a for a in (_about(table), _by_columns(table)) if a}:
+        for r, label in _unique_row_labels(table).items():
+            for c in range(1, len(table.column_labels)):
+                col = table.column_labels[c]
+                if table.body[r][c] and _usable_column(col):
+                    asked.add(normalize_text(_cell_question(col, label, about)))
+    for topic in {_about_topic(table), _about_topic(replace(table, topic=""))} - {""}:
+        asked.add(normalize_text(_ABOUT_TEMPLATES[0].format(topic=topic)))
+    return asked
+
+
 def _cell_value_items(table: _Table, doc_id: str, rng: random.Random, per_table: int) -> list[QAItem]:
     about = _about(table)
     if not about:
@@ -238,7 +265,7 @@ def _cell_value_items(table: _Table, doc_id: str, rng: random.Random, per_table:
         QAItem(
             qid=f"{doc_id}#t{table.index}-cell-r{r}c{c}",
             doc_id=doc_id,
-            question=f"What is the {col} of {label} in {about}?",
+            question=_cell_question(col, label, about),
             answers=(value, label),
             qtype="cell_value",
             evidence_refs=(table.ref,),
@@ -264,12 +291,16 @@ _ABOUT_TEMPLATES = (
 )
 
 
-def _table_about_item(table: _Table, doc_id: str, rng: random.Random) -> QAItem | None:
+def _about_topic(table: _Table) -> str:
+    """The words a table_about question names the table by: caption keywords, else column keywords."""
     if table.topic:
-        topic = " ".join(_keywords(table.topic, 8))
-    else:
-        per_column = [" ".join(_keywords(c, 3)) for c in table.column_labels[1:4] if c]
-        topic = " and ".join(t for t in per_column if t)
+        return " ".join(_keywords(table.topic, 8))
+    per_column = [" ".join(_keywords(c, 3)) for c in table.column_labels[1:4] if c]
+    return " and ".join(t for t in per_column if t)
+
+
+def _table_about_item(table: _Table, doc_id: str, rng: random.Random) -> QAItem | None:
+    topic = _about_topic(table)
     if not topic:
         return None
     rows = _unique_row_labels(table)
@@ -427,7 +458,9 @@ def generate_qa(
 
     ``context_dependent`` paragraphs come from the table's pages (``page_window=0``, the published design) or also
     from up to ``page_window`` pages before and after (lead-in paragraphs often sit on the previous page).
-    A question that occurs twice in one document (repeated tables) is ambiguous: all its items are dropped.
+    A question that occurs twice in one document (repeated tables) is ambiguous: all its items are dropped; so is a
+    cell or table_about question that another table of the document could be asked too (the same row label and
+    column under the same table description, or the same topic), whether or not that one was sampled.
 
     ``stats``, when given, receives counts: tables seen and skipped by reason, items by type, dropped items by reason.
     """
@@ -446,6 +479,8 @@ def generate_qa(
         position = {getattr(item, "self_ref", ""): i for i, item in enumerate(items)}
         paragraphs = _page_paragraphs(doc)
         doc_items: list[QAItem] = []
+        keys: dict[str, str] = {}  # item id -> the question it asks, in the form _askable gives
+        askers: Counter[str] = Counter()  # question -> how many tables of this document could be asked it
         for index, table_item in enumerate(doc.tables):
             bump("tables")
             table = _read_table(doc, table_item, index, items, position)
@@ -454,18 +489,26 @@ def generate_qa(
                 continue
             rng = random.Random(f"{seed}:{doc_id}:{index}")
             generated = _cell_value_items(table, doc_id, rng, per_table)
+            keys.update({item.qid: normalize_text(item.question) for item in generated})
             about = _table_about_item(table, doc_id, rng)
             if about is not None:
                 generated.append(about)
+                keys[about.qid] = normalize_text(_ABOUT_TEMPLATES[0].format(topic=_about_topic(table)))
             pages = sorted({q for page in table.pages for q in range(page - page_window, page + page_window + 1)})
             near = [p for page in pages for p in paragraphs.get(page, [])]
             generated += _context_items(table, near, doc_id, rng, per_table, stats)
             doc_items += generated
-        # A question asked twice in one document (repeated tables, e.g. gazette notices) has no single answer.
+            for question in _askable(table):
+                askers[question] += 1
+        # A question asked twice in one document (repeated tables, e.g. gazette notices), or one another table could
+        # be asked as well, has no single answer.
         counts = Counter(normalize_text(item.question) for item in doc_items)
         for item in doc_items:
             if counts[normalize_text(item.question)] > 1:
                 bump(f"dropped_{item.qtype}_ambiguous_question")
+                continue
+            if askers[keys.get(item.qid, "")] > 1:
+                bump(f"dropped_{item.qtype}_other_table_same_question")
                 continue
             bump(f"items_{item.qtype}")
             out.append(item)

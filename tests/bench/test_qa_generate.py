@@ -115,6 +115,37 @@ def test_generate_on_hand_made_doc() -> None:
     assert "1250.5" not in " ".join(context.answers)  # the page-2 paragraph is not on the table's page
 
 
+COORDINATES = [["Point", "Longitude", "Latitude"], ["L1", "39.6612", "-4.0573"], ["L2", "39.6698", "-4.0611"]]
+OTHER_COORDINATES = [["Point", "Longitude", "Latitude"], ["L1", "40.1234", "-3.2101"], ["L2", "40.1302", "-3.2244"]]
+
+
+def _coordinate_doc(captioned: bool) -> DoclingDocument:
+    """Two coordinate tables with the same columns and row labels (a gazette's repeated schedules); the first has a
+    caption when ``captioned``."""
+    doc = DoclingDocument(name="gazette")
+    doc.add_page(page_no=1, size=Size(width=600, height=800))
+    caption = None
+    if captioned:
+        caption = doc.add_text(label=DocItemLabel.CAPTION, text="Area - 5,383.2 km2", prov=_prov(1, 80))
+    doc.add_table(data=_table_data(COORDINATES), caption=caption, prov=_prov(1, 100))
+    doc.add_table(data=_table_data(OTHER_COORDINATES), prov=_prov(1, 400))
+    return doc
+
+
+def test_a_question_another_table_could_be_asked_is_dropped() -> None:
+    # "What is the Latitude of L2 in the table with the columns Longitude and Latitude?" fits both tables: it has two
+    # right answers, so neither table's cell questions may stand (nor their table_about questions, same columns)
+    assert generate_qa({"g.json": _coordinate_doc(captioned=False)}, seed=0, per_table=2) == []
+    # a caption tells the first table apart: its questions name it by its caption and stay; the second table's
+    # questions, naming it by columns the captioned table has too, are still ambiguous (though asked only once)
+    stats: dict[str, int] = {}
+    items = generate_qa({"g.json": _coordinate_doc(captioned=True)}, seed=0, per_table=2, stats=stats)
+    cells = [item for item in items if item.qtype == "cell_value"]
+    assert len(cells) == 2 and all("the table about Area" in item.question for item in cells)
+    assert {item.evidence_refs[0] for item in items} == {"#/tables/0"}
+    assert stats["dropped_cell_value_other_table_same_question"] == 2
+
+
 def test_deterministic_for_same_seed() -> None:
     first = generate_qa({"report.json": _doc()}, seed=7)
     again = generate_qa({"report.json": _doc()}, seed=7)
