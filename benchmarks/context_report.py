@@ -211,7 +211,7 @@ def measure_document(path: Path, labels: dict[str, Any], max_tokens: int) -> dic
         "delivered": _score(labels, delivered),
         "with_peers": _score(labels, _delivered(chunks, ("context", "text"))),
     }
-    if all("caption" in label and "notes" in label for label in labels.values()):
+    if labels and all("caption" in label and "notes" in label for label in labels.values()):
         members = {ref: {"context": got, "caption": set(), "footnote": set()} for ref, got in delivered.items()}
         for role in ("caption", "footnote"):
             for ref, got in _delivered(chunks, (role,)).items():
