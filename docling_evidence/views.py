@@ -27,14 +27,21 @@ CONTEXT_GAP = " … "
 VALUE_SEP = "; "
 """Joins the ``<column> = <value>`` parts of a row view."""
 
+PLACEHOLDER = re.compile(r"[\s$€£¥%()\-‐‑‒–—―−.…]*")
+"""A cell text that fills a place but holds no value: dashes, dots, a currency or percent sign alone ("—", "$ —",
+"(%)"). A row view leaves such cells out like empty ones; otherwise a row of dashes repeats every column name and
+outscores the row a question names ("What is the Units in December 2025 (Gi) of Kipevu III ..."). Symbols that
+mean something (✓, ✗, ●) are kept."""
+
 
 def row_view_parts(
     rows: TableRows, row: int, cols: Sequence[int] | None = None, cell_text: str | None = None
 ) -> tuple[str, list[str]]:
     """The label and the ``<column> = <value>`` parts of body row ``row`` over ``cols`` (None: every column).
 
-    ``cell_text`` replaces the text of the last of ``cols`` (a fragment of a cell split inside). Empty cells are
-    skipped; a label spread over several label columns (or a merged label cell) is read once per distinct text.
+    ``cell_text`` replaces the text of the last of ``cols`` (a fragment of a cell split inside). Empty cells and
+    value cells holding only a placeholder (:data:`PLACEHOLDER`) are skipped; a label spread over several label
+    columns (or a merged label cell) is read once per distinct text.
     """
     body = rows.body[row]
     columns = range(len(body)) if cols is None else cols
@@ -49,6 +56,8 @@ def row_view_parts(
         if c < rows.label_cols:
             if text not in labels:
                 labels.append(text)
+            continue
+        if PLACEHOLDER.fullmatch(text):
             continue
         name = one_line(column_label(rows.header, c)).strip()
         values.append(f"{name} = {text}" if name else text)

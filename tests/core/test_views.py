@@ -27,6 +27,18 @@ def test_row_view_names_each_value_by_its_column_label() -> None:
     assert join_row_view(*row_view_parts(ROWS, 2)) == "Segment A:"
 
 
+def test_row_view_leaves_out_placeholder_values() -> None:
+    rows = TableRows(
+        header=(("", "2019", "2018", "Change", "Audited"),),
+        body=(("Other", "$ —", "–", "(%)", "✓"), ("Total", "$ 1,202.9", "-3", "-", "…")),
+        label_cols=1,
+    )
+    # dashes, a lone currency or percent sign hold no value; a check mark does
+    assert join_row_view(*row_view_parts(rows, 0)) == "Other: Audited = ✓"
+    # a value with a digit is kept, sign and all
+    assert join_row_view(*row_view_parts(rows, 1)) == "Total: 2019 = $ 1,202.9; 2018 = -3"
+
+
 def test_row_view_over_some_columns_and_a_cell_fragment() -> None:
     assert join_row_view(*row_view_parts(ROWS, 0, (0, 2))) == "Revenue: Fiscal - 2018 = 1,202.9"
     # the fragment replaces the text of the last column shown
