@@ -26,7 +26,7 @@ from __future__ import annotations
 import random
 import re
 from collections import Counter
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -231,8 +231,8 @@ def _askable(table: _Table) -> set[str]:
                 col = table.column_labels[c]
                 if table.body[r][c] and _usable_column(col):
                     asked.add(normalize_text(_cell_question(col, label, about)))
-    for topic in {_about_topic(table), _about_topic(replace(table, topic=""))} - {""}:
-        asked.add(normalize_text(_ABOUT_TEMPLATES[0].format(topic=topic)))
+    for topic in {_about_topic(table), _columns_topic(table)} - {""}:
+        asked.add(_about_key(topic))
     return asked
 
 
@@ -295,8 +295,18 @@ def _about_topic(table: _Table) -> str:
     """The words a table_about question names the table by: caption keywords, else column keywords."""
     if table.topic:
         return " ".join(_keywords(table.topic, 8))
+    return _columns_topic(table)
+
+
+def _columns_topic(table: _Table) -> str:
+    """Keywords of the table's first column labels, joined by "and" ("" without labels)."""
     per_column = [" ".join(_keywords(c, 3)) for c in table.column_labels[1:4] if c]
     return " and ".join(t for t in per_column if t)
+
+
+def _about_key(topic: str) -> str:
+    """A table_about question on ``topic`` in one normalized form, whichever template asks it."""
+    return normalize_text(_ABOUT_TEMPLATES[0].format(topic=topic))
 
 
 def _table_about_item(table: _Table, doc_id: str, rng: random.Random) -> QAItem | None:
@@ -493,7 +503,7 @@ def generate_qa(
             about = _table_about_item(table, doc_id, rng)
             if about is not None:
                 generated.append(about)
-                keys[about.qid] = normalize_text(_ABOUT_TEMPLATES[0].format(topic=_about_topic(table)))
+                keys[about.qid] = _about_key(_about_topic(table))
             pages = sorted({q for page in table.pages for q in range(page - page_window, page + page_window + 1)})
             near = [p for page in pages for p in paragraphs.get(page, [])]
             generated += _context_items(table, near, doc_id, rng, per_table, stats)
