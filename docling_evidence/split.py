@@ -814,7 +814,7 @@ class Splitter:
                 stream[start:start] = self._header_items(parts, oh, all_cols)
         for text in oh.tail:
             stream.extend(self._text_items("tail", text, oh, is_footnote=True))
-        pieces = self._pack(oh, list(stream))
+        pieces = self._pack(oh, list(stream))  # a copy: _pack replaces oversized items in place
         if 0 < table_start < len(stream):
             # the rows fill the room the general context leaves only when that saves a piece: otherwise the table's
             # first rows would sit apart from the rest, in a piece that is mostly about the context
