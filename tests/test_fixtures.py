@@ -189,51 +189,68 @@ def test_page_span(path: Path | None) -> None:
             assert chunk.meta.page_span == emitted, (table_ref(chunk), chunk.meta.part)
 
 
+def lost_text(doc: Any, chunks: list[Any], embed: list[str], min_piece: int = 12) -> list[tuple[str, str]]:
+    """Body text items whose text the contextualized chunks ``embed`` do not cover: ``(self_ref, uncovered part)``.
+
+    An item is looked for in the chunks that list it (long paragraphs may be cut over consecutive chunks, each piece
+    at least ``min_piece`` characters, see :func:`uncovered`); a heading that only appears as ``meta.headings`` in any
+    contextualized chunk."""
+    from docling_core.types.doc import TextItem
+
+    listing: dict[str, list[str]] = {}
+    for chunk, text in zip(chunks, embed, strict=True):
+        for item in chunk.meta.doc_items:
+            listing.setdefault(item.self_ref, []).append(text)
+    lost = []
+    for item in body_items(doc):
+        if not isinstance(item, TextItem) or not norm(item.text):
+            continue
+        text = norm(item.text)
+        if item.self_ref in listing:
+            rest = uncovered(text, listing[item.self_ref], min_piece)
+        else:
+            rest = "" if any(text in e for e in embed) else text
+        if rest:
+            lost.append((item.self_ref, rest))
+    return lost
+
+
+def lost_cells(doc: Any, chunks: list[Any], embed: list[str], min_piece: int = 12) -> list[tuple[str, str]]:
+    """Table cells whose text the contextualized chunks that hold their table do not cover: ``(table ref, text)``.
+    A table nested in another table's cell is held by no chunk of its own: it is looked for in every chunk."""
+    from docling_core.types.doc import TableItem
+    from docling_core.types.doc.document import RichTableCell
+
+    holding: dict[str, list[str]] = {}
+    for chunk, text in zip(chunks, embed, strict=True):
+        for item in chunk.meta.doc_items:
+            if isinstance(item, TableItem):
+                holding.setdefault(item.self_ref, []).append(text)
+    lost = []
+    for table in body_items(doc):
+        if not isinstance(table, TableItem):
+            continue
+        for cell in table.data.table_cells:
+            text = norm(cell._get_text(doc=doc) if isinstance(cell, RichTableCell) else cell.text)
+            if text and uncovered(text, holding.get(table.self_ref, embed), min_piece):
+                lost.append((table.self_ref, text[:80]))
+    return lost
+
+
 @pytest.mark.parametrize("path", FIXTURE_PARAMS)
 def test_every_body_text_is_in_some_chunk(path: Path | None) -> None:
     """Coverage: each body text item's text is in the contextualized chunks that list it (or, for headings that
     only appear as ``meta.headings``, in some contextualized chunk)."""
-    from docling_core.types.doc import TextItem
-
     ch = chunked(path)
-    listing: dict[str, list[str]] = {}
-    for chunk, embed in zip(ch.chunks, ch.embed, strict=True):
-        for item in chunk.meta.doc_items:
-            listing.setdefault(item.self_ref, []).append(embed)
-    lost = []
-    for item in body_items(ch.doc):
-        if not isinstance(item, TextItem) or not norm(item.text):
-            continue
-        text = norm(item.text)
-        if item.self_ref in listing:  # long paragraphs may be cut over consecutive chunks
-            rest = uncovered(text, listing[item.self_ref])
-        else:
-            rest = "" if any(text in e for e in ch.embed) else text
-        if rest:
-            lost.append((item.self_ref, rest))
+    lost = lost_text(ch.doc, ch.chunks, ch.embed)
     assert not lost, lost[:5]
 
 
 @pytest.mark.parametrize("path", FIXTURE_PARAMS)
 def test_every_table_cell_is_in_some_chunk(path: Path | None) -> None:
     """Coverage: each table cell's text is in the contextualized chunks that hold its table."""
-    from docling_core.types.doc import TableItem
-    from docling_core.types.doc.document import RichTableCell
-
     ch = chunked(path)
-    holding: dict[str, list[str]] = {}
-    for chunk, embed in zip(ch.chunks, ch.embed, strict=True):
-        for item in chunk.meta.doc_items:
-            if isinstance(item, TableItem):
-                holding.setdefault(item.self_ref, []).append(embed)
-    lost = []
-    for table in body_items(ch.doc):
-        if not isinstance(table, TableItem):
-            continue
-        for cell in table.data.table_cells:
-            text = norm(cell._get_text(doc=ch.doc) if isinstance(cell, RichTableCell) else cell.text)
-            if text and uncovered(text, holding.get(table.self_ref, [])):
-                lost.append((table.self_ref, text[:80]))
+    lost = lost_cells(ch.doc, ch.chunks, ch.embed)
     assert not lost, lost[:5]
 
 
