@@ -47,7 +47,7 @@ DOC = REPO / "docs" / "performance.md"
 PLOT = REPO / "docs" / "performance-scaling.png"
 START, END = "<!-- perf-bench:start -->", "<!-- perf-bench:end -->"
 SCALE_FIXTURE = "docling/2206.01062.json"
-FAMILIES = ("flow-section", "layout-page", "layout-section")
+FAMILIES = ("flow-section", "flow-rich-cells", "layout-page", "layout-section")
 
 
 # ---------------------------------------------------------------------------------------------------------------------
@@ -104,22 +104,29 @@ def document_tokens(doc: Any, tokenizer: Any) -> int:
 # documents
 
 
-def _table(doc: Any, k: int, prov: Any = None) -> Any:
-    from docling_core.types.doc import DocItemLabel, TableCell, TableData
+def _table(doc: Any, k: int, prov: Any = None, rich: bool = False) -> Any:
+    """Table ``k``: a header and 5 rows. ``rich``: each row's last cell is a rich cell (an inline group of a value
+    and a link text, as Docling reads an HTML cell holding a link)."""
+    from docling_core.types.doc import DocItemLabel, GroupLabel, TableCell, TableData
+    from docling_core.types.doc.document import RichTableCell
 
     header = ["Segment", "2021", "2022", "Change"]
     rows = [header] + [[f"Region {k}-{r}", f"{100 + 7 * r + k}", f"{110 + 5 * r + k}", f"{r - 2}%"] for r in range(5)]
+
+    def span(i: int, j: int) -> dict[str, int]:
+        return {
+            "start_row_offset_idx": i,
+            "end_row_offset_idx": i + 1,
+            "start_col_offset_idx": j,
+            "end_col_offset_idx": j + 1,
+        }
+
+    is_rich = [[rich and i > 0 and j == 3 for j in range(4)] for i in range(len(rows))]
     cells = [
-        TableCell(
-            text=value,
-            start_row_offset_idx=i,
-            end_row_offset_idx=i + 1,
-            start_col_offset_idx=j,
-            end_col_offset_idx=j + 1,
-            column_header=i == 0,
-        )
+        TableCell(text=value, column_header=i == 0, **span(i, j))
         for i, row in enumerate(rows)
         for j, value in enumerate(row)
+        if not is_rich[i][j]
     ]
     caption = doc.add_text(
         label=DocItemLabel.CAPTION, text=f"Table {k}: Revenue of segment {k} by region", prov=prov[0] if prov else None
@@ -129,19 +136,26 @@ def _table(doc: Any, k: int, prov: Any = None) -> Any:
         caption=caption,
         prov=prov[1] if prov else None,
     )
+    for i, row in enumerate(rows):
+        if is_rich[i][3]:
+            group = doc.add_group(parent=table, label=GroupLabel.INLINE)
+            doc.add_text(parent=group, label=DocItemLabel.TEXT, text=row[3])
+            doc.add_text(parent=group, label=DocItemLabel.TEXT, text="note")
+            doc.add_table_cell(table_item=table, cell=RichTableCell(ref=group.get_ref(), text=row[3], **span(i, 3)))
     return table
 
 
 def synthetic_doc(n_tables: int, family: str) -> Any:
     """``n_tables`` tables, each with a caption, a lead-in naming it, a comment after it and a filler paragraph.
 
-    ``flow-section``: no layout, all in one section (HTML, DOCX, Markdown). ``layout-page``: one tall page holds
-    everything. ``layout-section``: one section over pages, four tables per letter-size page.
+    ``flow-section``: no layout, all in one section (HTML, DOCX, Markdown). ``flow-rich-cells``: the same with a rich
+    cell in every body row (HTML tables with links). ``layout-page``: one tall page holds everything.
+    ``layout-section``: one section over pages, four tables per letter-size page.
     """
     from docling_core.types.doc import BoundingBox, CoordOrigin, DocItemLabel, DoclingDocument, ProvenanceItem, Size
 
     doc = DoclingDocument(name=f"{family}-{n_tables}")
-    layout = family != "flow-section"
+    layout = not family.startswith("flow-")
     per_page = n_tables if family == "layout-page" else 4
     block = 180.0  # points per table block: lead-in, caption, table, comment, filler
     if layout:
@@ -168,7 +182,12 @@ def synthetic_doc(n_tables: int, family: str) -> Any:
             text=f"Table {k} shows the revenue of segment {k}: every region grew, the largest by {k % 9 + 2} percent.",
             prov=prov(page, y, y + 20),
         )
-        _table(doc, k, (prov(page, y + 22, y + 34), prov(page, y + 36, y + 120)) if layout else None)
+        _table(
+            doc,
+            k,
+            (prov(page, y + 22, y + 34), prov(page, y + 36, y + 120)) if layout else None,
+            rich=family == "flow-rich-cells",
+        )
         doc.add_text(
             label=DocItemLabel.TEXT,
             text=f"Regional managers attribute the change in segment {k} to pricing and to new distribution partners.",

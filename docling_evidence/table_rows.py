@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from docling_core.transforms.serializer.base import BaseDocSerializer
 from docling_core.types.doc import DoclingDocument, TableItem
 from docling_core.types.doc.document import RichTableCell
 
@@ -30,13 +31,44 @@ class TableRows:
         return len(rows[0]) if rows else 0
 
 
-def _cell_text(cell: object, doc: DoclingDocument) -> str:
+def has_rich_cells(table: TableItem) -> bool:
+    """Whether a cell of ``table`` holds document items (a list, a nested table, ...) rather than plain text."""
+    return any(isinstance(cell, RichTableCell) for cell in table.data.table_cells)
+
+
+def rich_cell_serializer(doc: DoclingDocument) -> BaseDocSerializer:
+    """The serializer that writes a rich cell's items as its text: docling-core's Markdown serializer, as
+    ``RichTableCell`` uses when given none. Creating one validates the whole document, so make one per document and
+    pass it to every :func:`table_rows` call (docling-core's own table serializers share theirs the same way)."""
+    from docling_core.transforms.serializer.markdown import MarkdownDocSerializer
+
+    return MarkdownDocSerializer(doc=doc)
+
+
+class RowReader:
+    """:func:`table_rows` for the tables of one document, with one rich-cell serializer made when first needed."""
+
+    def __init__(self, doc: DoclingDocument) -> None:
+        """Read tables of ``doc``."""
+        self.doc = doc
+        self._serializer: BaseDocSerializer | None = None
+
+    def __call__(self, table: TableItem) -> TableRows:
+        """The rows of ``table`` (a table of ``doc``)."""
+        if self._serializer is None and has_rich_cells(table):
+            self._serializer = rich_cell_serializer(self.doc)
+        return table_rows(table, self.doc, self._serializer)
+
+
+def _cell_text(cell: object, doc: DoclingDocument, serializer: BaseDocSerializer | None) -> str:
     if isinstance(cell, RichTableCell):
-        return cell._get_text(doc=doc)
+        return cell._get_text(doc=doc, doc_serializer=serializer)
     return getattr(cell, "text", "") or ""
 
 
-def _grid(table: TableItem, doc: DoclingDocument) -> tuple[list[list[str]], list[list[bool]], list[list[bool]]]:
+def _grid(
+    table: TableItem, doc: DoclingDocument, serializer: BaseDocSerializer | None
+) -> tuple[list[list[str]], list[list[bool]], list[list[bool]]]:
     """Lay the cells on the grid. A merged cell fills every slot it spans; when Docling gives two cells for one
     slot (overlapping spans), both texts are kept, joined by a space, so no cell text is lost."""
     n_rows, n_cols = table.data.num_rows, table.data.num_cols
@@ -44,7 +76,7 @@ def _grid(table: TableItem, doc: DoclingDocument) -> tuple[list[list[str]], list
     col_header = [[False] * n_cols for _ in range(n_rows)]
     row_header = [[False] * n_cols for _ in range(n_rows)]
     for cell in table.data.table_cells:
-        text = _cell_text(cell, doc).strip()
+        text = _cell_text(cell, doc, serializer).strip()
         r0, r1 = (
             max(0, cell.start_row_offset_idx),
             min(n_rows, max(cell.end_row_offset_idx, cell.start_row_offset_idx + 1)),
@@ -63,18 +95,21 @@ def _grid(table: TableItem, doc: DoclingDocument) -> tuple[list[list[str]], list
     return slots, col_header, row_header
 
 
-def table_rows(table: TableItem, doc: DoclingDocument) -> TableRows:
+def table_rows(table: TableItem, doc: DoclingDocument, cell_serializer: BaseDocSerializer | None = None) -> TableRows:
     """Read a ``TableItem`` into :class:`TableRows`.
 
     The header is the leading run of grid rows holding at least one ``column_header`` cell (as docling-core's Markdown
     serializer decides it); a table with no such cell has no header rows, and a table made only of header rows has
     them all as body rows. A table whose cells cannot be laid on a grid
-    (no rows or columns) gives empty rows.
+    (no rows or columns) gives empty rows. Rich cells are written by ``cell_serializer`` (default: a
+    :func:`rich_cell_serializer` made for this call; reading many tables, pass one or use :class:`RowReader`).
     """
     data = table.data
     if data.num_rows <= 0 or data.num_cols <= 0:
         return TableRows(header=(), body=(), label_cols=0)
-    slots, col_header, row_header = _grid(table, doc)
+    if cell_serializer is None and has_rich_cells(table):
+        cell_serializer = rich_cell_serializer(doc)
+    slots, col_header, row_header = _grid(table, doc, cell_serializer)
     n_header = 0
     for flags in col_header:
         if any(flags):

@@ -16,7 +16,7 @@ from docling_evidence.context import build_context_index, choose_context, pagina
 from docling_evidence.continuation import find_runs, join_rows
 from docling_evidence.doc_index import DocIndex
 from docling_evidence.layout import horizontal_overlap, nearest_gap
-from docling_evidence.table_rows import TableRows, table_rows
+from docling_evidence.table_rows import RowReader, TableRows
 from docling_evidence.titles import table_title, title_label
 
 _log = logging.getLogger(__name__)
@@ -142,10 +142,11 @@ def is_unit_table(table: TableItem, rows: TableRows) -> bool:
 
 def unit_tables(doc: DoclingDocument, index: DocIndex) -> list[tuple[int, TableRows]]:
     """``(reading position, rows)`` of every table of the body that becomes a unit (``is_unit_table``), in order."""
+    read = RowReader(doc)
     return [
         (pos, rows)
         for pos, item in enumerate(index.items)
-        if isinstance(item, TableItem) and is_unit_table(item, rows := table_rows(item, doc))
+        if isinstance(item, TableItem) and is_unit_table(item, rows := read(item))
     ]
 
 
