@@ -19,7 +19,9 @@ def test_synthetic_documents_have_the_tables_and_layout_asked_for(family: str) -
     doc = pb.synthetic_doc(9, family)
     assert len(doc.tables) == 9 and all(t.captions for t in doc.tables)
     has_layout = bool(doc.tables[0].prov)
-    assert has_layout == (family != "flow-section")
+    assert has_layout == (not family.startswith("flow-"))
+    rich = [c for t in doc.tables for c in t.data.table_cells if type(c).__name__ == "RichTableCell"]
+    assert len(rich) == (9 * 5 if family == "flow-rich-cells" else 0)
     pages = {p.page_no for t in doc.tables for p in t.prov}
     assert pages == ({1} if family == "layout-page" else {1, 2, 3} if has_layout else set())
 
