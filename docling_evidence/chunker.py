@@ -306,10 +306,12 @@ class EvidenceChunker(BaseChunker):
         rendered: dict[int, str] = {}
 
         def item_text(idx: int) -> str:
+            """The paragraph at ``idx`` as the serializer writes it (an inline group: the whole group)."""
             if idx not in rendered:
                 item = index.items[idx]
-                text = doc_ser.serialize(item=item).text if isinstance(item, TextItem) else ""
-                rendered[idx] = text or (item.text if isinstance(item, TextItem) else "")
+                node = item.parent.resolve(doc) if idx in index.inline_members and item.parent else item
+                text = doc_ser.serialize(item=node).text if isinstance(item, TextItem) else ""
+                rendered[idx] = text or (index.paragraph_text(idx) if isinstance(item, TextItem) else "")
             return rendered[idx]
 
         keep = None
@@ -481,8 +483,8 @@ class EvidenceChunker(BaseChunker):
         )
         if not peers.positions:
             return chunk
-        before = [index.items[p] for p in peers.before]
-        after = [index.items[p] for p in peers.after]
+        before = [index.items[m] for p in peers.before for m in index.members(p)]
+        after = [index.items[m] for p in peers.after for m in index.members(p)]
         peer_texts = [item_text(p) for p in (*peers.before, *peers.after)]
         peer_views = self._sentence_views(peer_texts, prefix, 1, within=render(peers))
         meta = chunk.meta.model_copy(
@@ -560,7 +562,9 @@ class EvidenceChunker(BaseChunker):
                 f"{exc}: {unit.table.self_ref} cannot be chunked at max_tokens={limit}; use a tokenizer with a "
                 f"larger max_tokens{compact}"
             ) from None
-        chunks = [self._piece_chunk(unit, piece, k, len(pieces), headings, context) for k, piece in enumerate(pieces)]
+        chunks = [
+            self._piece_chunk(unit, piece, k, len(pieces), headings, context, index) for k, piece in enumerate(pieces)
+        ]
         if self.views:
             caption = unit.caption.text.strip() if unit.caption else ""
             # the table as a whole is asked about by its caption: that view finds the piece the table starts in
@@ -608,19 +612,29 @@ class EvidenceChunker(BaseChunker):
         n: int,
         headings: list[str] | None,
         context_texts: Sequence[str],
+        index: DocIndex,
     ) -> EvidenceChunk:
         """The chunk of one piece; ``context_texts`` are the unit's context texts as the splitter got them."""
         caption_items = list(unit.caption.items) if unit.caption and piece.has_caption else []
         context = (*unit.context_before, *unit.context_after)
         n_before = len(unit.context_before)
-        before = [context[i] for i in piece.kept_context if i < n_before]
-        after = [context[i] for i in piece.kept_context if i >= n_before]
-        spans = {
-            context[i].self_ref: _shown(
-                context[i].text, unit.spans_of(i), context_texts[i], [t for j, t in piece.context_shown if j == i]
-            )
-            for i in piece.kept_context
-        }
+        spans: dict[str, list[tuple[int, int]]] = {}
+        listed: dict[int, list[Any]] = {}
+        for i in piece.kept_context:
+            item = context[i]
+            fragments = [t for j, t in piece.context_shown if j == i]
+            pos = index.order[item.self_ref]
+            if pos not in index.inline_members:
+                listed[i] = [item]
+                spans[item.self_ref] = _shown(item.text, unit.spans_of(i), context_texts[i], fragments)
+            elif not fragments or any(f.strip() == context_texts[i].strip() for f in fragments):
+                listed[i] = [index.items[m] for m in index.members(pos)]  # an inline group, shown whole
+                spans.update({it.self_ref: [(0, len(it.text))] for it in listed[i]})
+            else:
+                listed[i] = [item]  # part of an inline group, cut over pieces: its text chunk keeps all of it
+                spans[item.self_ref] = []
+        before = [it for i in piece.kept_context if i < n_before for it in listed[i]]
+        after = [it for i in piece.kept_context if i >= n_before for it in listed[i]]
         footnotes = list(unit.footnotes) if piece.has_footnotes else []
         members: list[tuple[Any, MemberRole]] = [
             *((it, "caption") for it in caption_items),
@@ -715,8 +729,9 @@ def _context_text(unit: EvidenceUnit, k: int, item_text: Any, index: DocIndex) -
     """The k-th context paragraph as the unit shows it: rendered whole, or its chosen sentences joined by " … "."""
     item = (*unit.context_before, *unit.context_after)[k]
     spans = unit.spans_of(k)
-    if spans == ((0, len(item.text)),):
-        return item_text(index.order[item.self_ref])
+    pos = index.order[item.self_ref]
+    if spans == ((0, len(index.paragraph_text(pos))),):
+        return item_text(pos)
     return CONTEXT_GAP.join(item.text[a:b] for a, b in spans)
 
 

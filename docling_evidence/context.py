@@ -199,8 +199,11 @@ class ContextIndex:
         """The sentences of the paragraph at ``idx`` (only of ``text[:end]`` when ``end`` is given)."""
         key = idx if end is None else -1 - idx
         if key not in self._parsed:
-            text = self.index.items[idx].text  # type: ignore[attr-defined]
-            spans = sentence_spans(text[:end] if end is not None else text)
+            text = self.index.paragraph_text(idx)
+            if idx in self.index.inline_members:  # runs of text, links and code: used whole or not at all
+                spans = [(0, len(text))] if text.strip() else []
+            else:
+                spans = sentence_spans(text[:end] if end is not None else text)
             mentions = self.mentions(text)
             named = [frozenset(lab for lab, a, b in mentions if a < e and b > s) for s, e in spans]
             self._parsed[key] = _Paragraph(
@@ -250,9 +253,10 @@ def build_context_index(
     for idx in paragraphs:
         item = index.items[idx]
         assert isinstance(item, TextItem)
-        for label in {lab for lab, _a, _b in _mentions(item.text, title_forms)}:
+        text = index.paragraph_text(idx)
+        for label in {lab for lab, _a, _b in _mentions(text, title_forms)}:
             named_by.setdefault(label, []).append(idx)
-        doc_freq.update(_words(item.text) | _numbers(item.text))
+        doc_freq.update(_words(text) | _numbers(text))
         if index.has_layout:
             for box in index.boxes[item.self_ref]:
                 by_top.setdefault(box.page, []).append((box.top, idx))
@@ -697,8 +701,9 @@ def _adjacent(ctx: ContextIndex, t_idx: int, candidates: dict[int, _Candidate], 
 
 def _introduces_a_table(index: DocIndex, idx: int) -> bool:
     """Whether the next item after the paragraph at ``idx`` (captions and footnotes skipped) is a table."""
-    nxt = idx + 1
-    while nxt < len(index.items) and nxt - idx <= MAX_LAYOUT_NEIGHBOURS:
+    last = max(index.members(idx))
+    nxt = last + 1
+    while nxt < len(index.items) and nxt - last <= MAX_LAYOUT_NEIGHBOURS:
         item = index.items[nxt]
         if isinstance(item, TableItem):
             return True

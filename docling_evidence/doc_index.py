@@ -9,6 +9,7 @@ from docling_core.types.doc import (
     DocItemLabel,
     DoclingDocument,
     FloatingItem,
+    GroupLabel,
     SectionHeaderItem,
     TableItem,
     TextItem,
@@ -42,6 +43,12 @@ class DocIndex:
     pages_of_index: dict[int, list[int]] = field(default_factory=dict)
     headings_before: list[int] = field(default_factory=list)
     """``headings_before[i]``: how many titles/section headers precede reading position ``i`` (length n + 1)."""
+    inline_of: dict[int, int] = field(default_factory=dict)
+    """Reading position of an item inside an inline group (a paragraph that Docling reads as runs of text, links
+    and code spans: HTML, Markdown, DOCX) -> the position of the group's first item, which stands for the whole
+    paragraph; -1 when the group holds something other than text and cannot be one."""
+    inline_members: dict[int, tuple[int, ...]] = field(default_factory=dict)
+    """The first item's position -> the positions of every item of its inline group, in reading order."""
 
     def __post_init__(self) -> None:
         if len(self.headings_before) != len(self.items) + 1:
@@ -91,14 +98,26 @@ class DocIndex:
         below = nearest_gap(self.boxes[self.items[idx].self_ref], self.boxes[self.items[ahead].self_ref])
         return below is not None and below[0] < gap
 
+    def members(self, idx: int) -> tuple[int, ...]:
+        """The positions of the items making up the paragraph at ``idx``: its inline group's, or ``idx`` alone."""
+        return self.inline_members.get(idx, (idx,))
+
+    def paragraph_text(self, idx: int) -> str:
+        """The plain text of the paragraph at ``idx``: an inline group's runs joined by spaces (as docling-core's
+        serializer joins them), else the item's text."""
+        return " ".join(self.items[m].text for m in self.members(idx))  # type: ignore[attr-defined]
+
     def is_paragraph(self, idx: int) -> bool:
-        """Body text that can serve as table context: a text/paragraph/list item that is nobody's satellite."""
-        item = self.items[idx]
+        """Body text that can serve as table context: a text/paragraph/list item that is nobody's satellite. An
+        inline group is one paragraph, stood for by its first item; its other items are none."""
+        rep = self.inline_of.get(idx, idx)
+        if rep != idx:
+            return False
+        members = [self.items[m] for m in self.members(idx)]
         return (
-            isinstance(item, TextItem)
-            and item.label in PARAGRAPH_LABELS
-            and item.self_ref not in self.satellites
-            and bool(item.text.strip())
+            all(isinstance(m, TextItem) and m.self_ref not in self.satellites for m in members)
+            and any(m.label in PARAGRAPH_LABELS for m in members)
+            and bool(self.paragraph_text(idx).strip())
         )
 
 
@@ -147,6 +166,36 @@ def build_index(doc: DoclingDocument, excluded: frozenset[str] | set[str] = froz
     for i, item in enumerate(items):
         for page in sorted({p.page_no for p in item.prov}):
             pages.setdefault(page, []).append(i)
+    inline_of, inline_members = _inline_paragraphs(doc, items)
     return DocIndex(
-        items=items, order=order, boxes=boxes, satellites=satellites, has_layout=has_layout, pages_of_index=pages
+        items=items,
+        order=order,
+        boxes=boxes,
+        satellites=satellites,
+        has_layout=has_layout,
+        pages_of_index=pages,
+        inline_of=inline_of,
+        inline_members=inline_members,
     )
+
+
+def _inline_paragraphs(doc: DoclingDocument, items: list[DocItem]) -> tuple[dict[int, int], dict[int, tuple[int, ...]]]:
+    """Which indexed items belong to an inline group (``DocIndex.inline_of``, ``DocIndex.inline_members``)."""
+    groups: dict[str, list[int]] = {}
+    for i, item in enumerate(items):
+        try:
+            parent = item.parent.resolve(doc) if item.parent is not None else None
+        except Exception:  # a parent ref that points nowhere: the item stands alone
+            parent = None
+        if parent is not None and getattr(parent, "label", None) == GroupLabel.INLINE:
+            groups.setdefault(parent.self_ref, []).append(i)
+    inline_of: dict[int, int] = {}
+    inline_members: dict[int, tuple[int, ...]] = {}
+    for positions in groups.values():
+        whole = all(isinstance(items[m], TextItem) for m in positions)
+        rep = positions[0] if whole else -1
+        for m in positions:
+            inline_of[m] = rep
+        if whole:
+            inline_members[rep] = tuple(positions)
+    return inline_of, inline_members

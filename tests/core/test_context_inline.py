@@ -1,0 +1,67 @@
+"""Paragraphs that Docling reads as inline groups (runs of text, links and code spans: HTML, Markdown, DOCX) are
+context as one paragraph, whole: never a run alone ("The", "flags:"), never cut mid-group into sentences."""
+
+from __future__ import annotations
+
+from docling_core.types.doc import DocItemLabel, DoclingDocument
+from docs_builder import add_table
+
+from docling_evidence import EvidenceChunker
+from docling_evidence.doc_index import build_index
+
+LONG = " ".join(f"Filler sentence {k} says nothing about the table or its rows." for k in range(3))
+
+
+def _doc() -> DoclingDocument:
+    """A heading, an inline paragraph naming Table 1 (text, code span, text, link), the table, a plain paragraph."""
+    doc = DoclingDocument(name="flags")
+    doc.add_heading(text="File system flags")
+    lead = doc.add_inline_group(parent=doc.body)
+    doc.add_text(label=DocItemLabel.TEXT, text="Table 1 lists the flags that", parent=lead)
+    doc.add_code(text="fs.open()", parent=lead)
+    doc.add_text(label=DocItemLabel.TEXT, text="accepts; see", parent=lead)
+    doc.add_text(label=DocItemLabel.TEXT, text="the manual", hyperlink="https://example.org/manual", parent=lead)
+    doc.add_text(label=DocItemLabel.TEXT, text=". " + LONG, parent=lead)
+    add_table(
+        doc, [["Flag", "Meaning"]], [["r", "open for reading"], ["w", "open for writing"]], caption="Table 1: Flags"
+    )
+    doc.add_text(label=DocItemLabel.TEXT, text="The flag w creates the file when it does not exist.")
+    return doc
+
+
+def test_an_inline_group_is_one_paragraph_of_the_index() -> None:
+    doc = _doc()
+    index = build_index(doc)
+    runs = [i for i, it in enumerate(index.items) if it.parent and it.parent.cref == "#/groups/0"]
+    assert len(runs) == 5
+    assert index.members(runs[0]) == tuple(runs)
+    assert [index.is_paragraph(i) for i in runs] == [True, False, False, False, False]
+    assert index.paragraph_text(runs[0]).startswith("Table 1 lists the flags that fs.open() accepts; see the manual .")
+
+
+def test_inline_paragraph_is_context_whole_and_leaves_the_text_chunks() -> None:
+    doc = _doc()
+    chunker = EvidenceChunker()
+    chunks = list(chunker.chunk(doc))
+    (unit,) = [c for c in chunks if c.meta.kind == "table"]
+    runs = [it.self_ref for it in doc.texts if it.parent and it.parent.cref == "#/groups/0"]
+    # the whole group, as docling-core writes it (code span and link kept), on one line
+    assert "Table 1 lists the flags that `fs.open()` accepts; see [the manual](https://example.org/manual)" in unit.text
+    assert "Filler sentence 2 says nothing" in unit.text
+    assert {r: unit.meta.roles.get(r) for r in runs} == dict.fromkeys(runs, "context")
+    texts = {it.self_ref: it.text for it in doc.texts}
+    assert {r: unit.meta.context_spans[r] for r in runs} == {r: [(0, len(texts[r]))] for r in runs}
+    # shown whole in the unit: in no text chunk again (context_in_text=False), and nothing of it lost
+    assert not any(r in {d.self_ref for d in c.meta.doc_items} for c in chunks if c.meta.kind == "text" for r in runs)
+    assert sum(c.text.count("Filler sentence 2") for c in chunks) == 1
+
+
+def test_an_inline_group_too_long_for_the_budget_is_not_cut_into_runs() -> None:
+    doc = _doc()
+    chunker = EvidenceChunker(context_max_tokens=20)
+    chunks = list(chunker.chunk(doc))
+    (unit,) = [c for c in chunks if c.meta.kind == "table"]
+    runs = {it.self_ref for it in doc.texts if it.parent and it.parent.cref == "#/groups/0"}
+    assert not runs & set(unit.meta.context_spans)  # no run alone, no sentence of the group
+    assert "fs.open()" not in unit.text
+    assert sum("Filler sentence 2" in c.text for c in chunks) == 1  # the paragraph stays in its text chunk
