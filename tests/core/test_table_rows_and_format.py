@@ -99,26 +99,13 @@ def _rich_cell_doc(n_tables: int) -> DoclingDocument:
         items = doc.add_group(parent=table, label=GroupLabel.LIST)
         for word in ("pond", f"marsh {t}"):
             doc.add_list_item(parent=items, text=word)
+        span = {"start_row_offset_idx": 0, "end_row_offset_idx": 1}
         doc.add_table_cell(
-            table_item=table,
-            cell=TableCell(
-                start_row_offset_idx=0,
-                end_row_offset_idx=1,
-                start_col_offset_idx=0,
-                end_col_offset_idx=1,
-                text=f"habitat {t}",
-            ),
+            table_item=table, cell=TableCell(start_col_offset_idx=0, end_col_offset_idx=1, text=f"habitat {t}", **span)
         )
         doc.add_table_cell(
             table_item=table,
-            cell=RichTableCell(
-                start_row_offset_idx=0,
-                end_row_offset_idx=1,
-                start_col_offset_idx=1,
-                end_col_offset_idx=2,
-                ref=items.get_ref(),
-                text="",
-            ),
+            cell=RichTableCell(start_col_offset_idx=1, end_col_offset_idx=2, ref=items.get_ref(), text="", **span),
         )
     return doc
 
