@@ -385,7 +385,7 @@ class EvidenceChunker(BaseChunker):
             backbone.extend((anchor, c) for c in self._text_chunks(chunk, key, seen_ids, doc))
         inserts: list[tuple[int, list[EvidenceChunk]]] = list(unit_chunks)
         emitted = [c for _, c in backbone] + [c for _, cs in unit_chunks for c in cs]
-        for pos, item in _orphans(index, emitted, with_headings=self.always_emit_headings):
+        for pos, item in _orphans(index, emitted, doc, with_headings=self.always_emit_headings):
             # texts HybridChunker drops (e.g. footnotes and captions of items that are not units): never lost
             orphan = DocChunk(
                 text=item_text(pos),
@@ -815,22 +815,52 @@ def _anchor(chunk: DocChunk, index: DocIndex) -> int:
     return max(body) if body else -1
 
 
-def _orphans(index: DocIndex, chunks: list[EvidenceChunk], *, with_headings: bool) -> list[tuple[int, TextItem]]:
+def _orphans(
+    index: DocIndex, chunks: list[EvidenceChunk], doc: DoclingDocument, *, with_headings: bool
+) -> list[tuple[int, TextItem]]:
     """Body text items with text that no chunk holds (as a doc item, or as a heading in scope).
 
-    Headings count only ``with_headings`` (``always_emit_headings``): without it, HybridChunker's choice to drop a
-    heading with no text under it is kept.
+    An item written inside another one is held by the chunks that list that one: HybridChunker lists a list item
+    but not the runs of the inline group inside it (a Markdown or HTML list item with a link or a code span), so an
+    item whose text a chunk listing one of its ancestors shows is held. Headings count only ``with_headings``
+    (``always_emit_headings``): without it, HybridChunker's choice to drop a heading with no text under it is kept.
     """
-    covered = {it.self_ref for c in chunks for it in c.meta.doc_items}
+    texts_listing: dict[str, list[str]] = {}
+    for c in chunks:
+        for it in c.meta.doc_items:
+            texts_listing.setdefault(it.self_ref, []).append(c.text)
     headings = {h for c in chunks for h in (c.meta.headings or [])}
     found = []
     for pos, item in enumerate(index.items):
-        if not isinstance(item, TextItem) or not item.text.strip() or item.self_ref in covered:
+        if not isinstance(item, TextItem) or not item.text.strip() or item.self_ref in texts_listing:
             continue
         if index.is_heading(pos) and (not with_headings or item.text in headings):
             continue
+        if _shown_by_an_ancestor(item, doc, texts_listing):
+            continue
         found.append((pos, item))
     return found
+
+
+def _plain(text: str) -> str:
+    """``text`` with Markdown backslash escapes dropped and white space collapsed, for containment tests."""
+    return " ".join(text.replace("\\", "").split())
+
+
+def _shown_by_an_ancestor(item: TextItem, doc: DoclingDocument, texts_listing: dict[str, list[str]]) -> bool:
+    """Whether a chunk that lists an ancestor of ``item`` shows ``item``'s text."""
+    wanted = _plain(item.text)
+    node: Any = item
+    for _ in range(64):  # a parent chain longer than this is malformed: stop
+        if node.parent is None:
+            return False
+        try:
+            node = node.parent.resolve(doc)
+        except Exception:
+            return False
+        if any(wanted in _plain(text) for text in texts_listing.get(node.self_ref, ())):
+            return True
+    return False
 
 
 def _section_has_a_unit(headings: list[str] | None, unit_sections: set[tuple[str, ...]]) -> bool:
