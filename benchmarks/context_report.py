@@ -91,6 +91,7 @@ def _chosen(doc: Any, chunker: Any) -> dict[str, set[str]]:
         paginated_context_budget=chunker._page_context_budget,
         count_text=chunker.tokenizer.count_tokens,
         context_room=lambda u: chunker._context_room(u, doc, doc_ser, headings.get(u.position)),
+        cell_serializer=doc_ser,
     )
     return {u.table.self_ref: {it.self_ref for it in (*u.context_before, *u.context_after)} for u in units}
 

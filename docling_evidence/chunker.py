@@ -339,6 +339,7 @@ class EvidenceChunker(BaseChunker):
             keep_context=keep,
             merge_continued_tables=self.merge_continued_tables,
             context_room=lambda u: self._context_room(u, doc, doc_ser, headings_at.get(u.position)),
+            cell_serializer=doc_ser,
         )
         unit_chunks = [
             (u.position, self._unit_chunks(u, doc, doc_ser, headings_at.get(u.position), item_text, index))

@@ -48,10 +48,11 @@ def rich_cell_serializer(doc: DoclingDocument) -> BaseDocSerializer:
 class RowReader:
     """:func:`table_rows` for the tables of one document, with one rich-cell serializer made when first needed."""
 
-    def __init__(self, doc: DoclingDocument) -> None:
-        """Read tables of ``doc``."""
+    def __init__(self, doc: DoclingDocument, cell_serializer: BaseDocSerializer | None = None) -> None:
+        """Read tables of ``doc``, writing rich cells with ``cell_serializer`` (default: one
+        :func:`rich_cell_serializer`, made when a table first has a rich cell)."""
         self.doc = doc
-        self._serializer: BaseDocSerializer | None = None
+        self._serializer = cell_serializer
 
     def __call__(self, table: TableItem) -> TableRows:
         """The rows of ``table`` (a table of ``doc``)."""

@@ -9,6 +9,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from docling_core.transforms.serializer.base import BaseDocSerializer
 from docling_core.types.doc import DocItemLabel, DoclingDocument, TableItem, TextItem
 
 from docling_evidence.captions import CaptionMatch, build_caption_index, find_caption, table_label
@@ -140,9 +141,13 @@ def is_unit_table(table: TableItem, rows: TableRows) -> bool:
     return any(cell for row in (*rows.header, *rows.body) for cell in row)
 
 
-def unit_tables(doc: DoclingDocument, index: DocIndex) -> list[tuple[int, TableRows]]:
-    """``(reading position, rows)`` of every table of the body that becomes a unit (``is_unit_table``), in order."""
-    read = RowReader(doc)
+def unit_tables(
+    doc: DoclingDocument, index: DocIndex, cell_serializer: BaseDocSerializer | None = None
+) -> list[tuple[int, TableRows]]:
+    """``(reading position, rows)`` of every table of the body that becomes a unit (``is_unit_table``), in order.
+    Rich cells are written by ``cell_serializer`` (the chunker's, as HybridChunker writes them), else by
+    :func:`~docling_evidence.table_rows.rich_cell_serializer`."""
+    read = RowReader(doc, cell_serializer)
     return [
         (pos, rows)
         for pos, item in enumerate(index.items)
@@ -202,6 +207,7 @@ def build_units(
     merge_continued_tables: bool = True,
     context_room: Callable[[EvidenceUnit], int | None] | None = None,
     paginated_context_budget: int | None = None,
+    cell_serializer: BaseDocSerializer | None = None,
 ) -> list[EvidenceUnit]:
     """Build one unit per table of the body with any cell text, in reading order; with
     ``merge_continued_tables``, a table continued on the next pages is one unit (its first part's position).
@@ -211,13 +217,14 @@ def build_units(
     ``paginated_context_budget`` tokens of it (None: ``context_budget``; the splitter keeps a table that fits one
     piece whole and gives what does not fit beside it pieces of its own). Any other table gets at most
     ``context_budget`` tokens and, when ``context_room`` gives a number for the unit (the room beside a table that
-    fits one piece), at most that too except for sentences naming the table.
+    fits one piece), at most that too except for sentences naming the table. ``cell_serializer`` writes rich cells
+    (:func:`unit_tables`).
     """
     key = document_key(doc)
     taken: set[str] = set()
     caption_owner: dict[str, str] = {}
     units: list[EvidenceUnit] = []
-    tables = unit_tables(doc, index)
+    tables = unit_tables(doc, index, cell_serializer)
     rows_at = dict(tables)
     runs = find_runs(doc, index, tables)[0] if merge_continued_tables else []
     run_of = {run.positions[0]: run for run in runs}

@@ -129,3 +129,37 @@ def test_row_reader_writes_rich_cells_as_table_rows_does_with_one_serializer(mon
     plain.add_table(data=table_data([["a", "b"]], [["1", "2"]]))
     tr.RowReader(plain)(plain.tables[0])
     assert len(made) == 1  # no rich cell, no serializer
+
+
+def test_rich_cells_are_written_by_the_chunkers_serializer() -> None:
+    """A rich cell reads as HybridChunker's serializer writes it ("Quote & ASCII"), not as a bare Markdown serializer
+    does ("Quote &amp; ASCII"): the chunker passes its own serializer to the row reader."""
+    from docling_core.transforms.chunker.hybrid_chunker import HybridChunker
+    from docling_core.types.doc import DocItemLabel, GroupLabel
+    from docling_core.types.doc.document import RichTableCell, TableCell
+
+    from docling_evidence import EvidenceChunker
+    from docling_evidence.tokenizer import bundled_tokenizer
+
+    doc = DoclingDocument(name="escapes")
+    table = doc.add_table(data=TableData(num_rows=2, num_cols=2))
+    runs = doc.add_group(parent=table, label=GroupLabel.INLINE)
+    doc.add_text(label=DocItemLabel.TEXT, text="Quote", hyperlink="#quote", parent=runs)
+    doc.add_text(label=DocItemLabel.TEXT, text="& ASCII", parent=runs)
+    span = {"start_col_offset_idx": 1, "end_col_offset_idx": 2}
+    for r, (label, value) in enumerate([("Kind", "Escapes"), ("Character", None)]):
+        doc.add_table_cell(
+            table_item=table,
+            cell=TableCell(start_row_offset_idx=r, end_row_offset_idx=r + 1, start_col_offset_idx=0,
+                           end_col_offset_idx=1, text=label, column_header=r == 0),
+        )  # fmt: skip
+        cell = (
+            TableCell(text=value, column_header=True, start_row_offset_idx=r, end_row_offset_idx=r + 1, **span)
+            if value
+            else RichTableCell(ref=runs.get_ref(), text="", start_row_offset_idx=r, end_row_offset_idx=r + 1, **span)
+        )
+        doc.add_table_cell(table_item=table, cell=cell)
+    (unit,) = [c for c in EvidenceChunker().chunk(doc) if c.meta.kind == "table"]
+    assert "| Character | [Quote](#quote) & ASCII |" in unit.text
+    (theirs,) = list(HybridChunker(tokenizer=bundled_tokenizer()).chunk(doc))
+    assert "[Quote](#quote) & ASCII" in theirs.text and "&amp;" not in unit.text

@@ -42,7 +42,7 @@ def test_fixture_chunks_fit_and_keep_every_cell_and_text(path: Path | None, kind
     doc, chunker, chunks, embed = _chunked(path, kind, limit)
     sizes = [chunker.tokenizer.count_tokens(chunker.contextualize(c)) for c in chunks]
     assert max(sizes, default=0) <= limit
-    assert not lost_cells(doc, chunks, embed, MIN_PIECE)
+    assert not lost_cells(doc, chunks, embed, MIN_PIECE, chunker.serializer_provider.get_serializer(doc))
     assert not lost_text(doc, chunks, embed, MIN_PIECE)
 
 
