@@ -787,8 +787,9 @@ class Splitter:
                     else:
                         values = [c for c in cols if c not in labels]
                         stream.extend(self._row_split_items(parts, oh, r, labels, values, show_labels=g == 0))
-                if rows.header and not done and rows.body:
-                    stream[start:start] = self._header_items(parts, oh, cols)
+                missing = [] if done else _unheaded(cols, stream[start:])
+                if rows.header and missing and rows.body:
+                    stream[start:start] = self._header_items(parts, oh, missing)
         else:
             shown = header if repeat else ()
             start, done = len(stream), False
@@ -809,9 +810,11 @@ class Splitter:
                     labels = tuple(range(rows.label_cols))
                     values = [c for c in all_cols if c not in labels]
                     stream.extend(self._row_split_items(parts, oh, r, labels, values))
-            if header and not done and rows.body:
-                # no row could show the whole header: it gets pieces of its own, before the rows
-                stream[start:start] = self._header_items(parts, oh, all_cols)
+            missing = [] if done else _unheaded(all_cols, stream[start:])
+            if header and missing and rows.body:
+                # no row could show the whole header: the columns no split row shows under its header get pieces of
+                # their own, before the rows
+                stream[start:start] = self._header_items(parts, oh, missing)
         for text in oh.tail:
             stream.extend(self._text_items("tail", text, oh, is_footnote=True))
         pieces = self._pack(oh, list(stream))  # a copy: _pack replaces oversized items in place
@@ -912,6 +915,13 @@ class Splitter:
                 fragment.sticky = item.sticky
             return items
         raise _Unsplittable(item)
+
+
+def _unheaded(cols: Sequence[int], items: Sequence[_Item]) -> list[int]:
+    """The columns of ``cols`` that no row item of ``items`` shows under a header (the column groups of a row split
+    by columns carry their own header when it fits): only these need header-only pieces."""
+    headed = {c for it in items if it.kind == "row" and it.header and it.cols is not None for c in it.cols}
+    return [c for c in cols if c not in headed]
 
 
 class TokenLimitTooSmall(ValueError):

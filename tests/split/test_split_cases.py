@@ -661,3 +661,22 @@ def test_headings_that_leave_no_room_for_a_row_are_dropped_not_an_error() -> Non
     skels = [skeleton(p.text) for p in pieces]
     for cell in row:
         assert covered_in_order(skeleton(cell), skels), cell
+
+
+@pytest.mark.parametrize("with_context", [False, True])
+def test_a_column_group_whose_only_row_is_cut_shows_its_header_once_per_piece(with_context: bool) -> None:
+    """A wide row whose long cell is cut into fragments: each fragment's piece shows the group's header above it,
+    so no piece holds that header again on its own (rows of the rustc book's target-feature table showed the
+    'Description' header twice, or alone after another group's row)."""
+    long_cell = " ".join(f"w{i}" for i in range(150))
+    header = (("Feature", "Issue", "Seen on", "Description", "Details"),)
+    body = (("soft-float", "segfaults", "x86", long_cell, "#63466"),)
+    p = parts(header, body, before=(words(20, "context"),) if with_context else ())
+    pieces = ws_splitter(48).split(p)
+    check_rows(pieces, body, header, 1, p.fmt)
+    for pc in pieces:
+        header_lines = [line for line in pc.text.split("\n") if line.startswith("| Feature |")]
+        assert len(header_lines) <= 1, pc.text
+        if header_lines:  # a header is shown above rows of its piece, never alone
+            assert pc.rows[1] > pc.rows[0] and pc.row_slices, pc.text
+    assert "".join(pc.cell_text for pc in pieces if pc.fragment is not None) == long_cell
