@@ -56,7 +56,8 @@ def environment(packages: Sequence[str] = PACKAGES) -> dict[str, Any]:
     status = _git("status", "--porcelain", "--", "docling_evidence")
     return {
         "git_commit": _git("rev-parse", "HEAD") or os.environ.get("DOCLING_EVIDENCE_GIT_COMMIT") or None,
-        "package_uncommitted": [line[3:] for line in status.splitlines() if line.strip()],
+        # porcelain lines are "XY path"; the first one lost its leading blank to the strip of the whole output
+        "package_uncommitted": [line.split(maxsplit=1)[-1] for line in status.splitlines() if line.strip()],
         "date_utc": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M"),
         "python": platform.python_version(),
         "platform": platform.platform(),
