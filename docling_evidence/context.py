@@ -8,7 +8,8 @@ Candidates, on paginated documents (items carry boxes):
   the table opens (closes) its page.
 On documents without layout (HTML, DOCX, Markdown): the nearest ``MAX_ORDER_STEPS`` paragraphs before and after
 the table in the same section. On both: any paragraph of the document that names the table ("Table 3 shows ...")
-— when several tables carry the same label, the nearest of them.
+— when several tables carry the same label, the nearest of them — or points at it by place ("the following table",
+"the table above": :mod:`docling_evidence.deixis`).
 
 Precision, per sentence (:func:`sentence_spans`): a sentence that names the table is always relevant, and so is the
 next one (the explanation usually goes on); a sentence that names another table or a figure, and not this table,
@@ -45,6 +46,7 @@ from itertools import pairwise
 from docling_core.types.doc import PictureItem, TableItem, TextItem
 
 from docling_evidence.captions import looks_like_caption, mentions_figure, normalize_label, table_mentions
+from docling_evidence.deixis import pointed_table, pointing_mentions, position_label
 from docling_evidence.doc_index import DocIndex
 from docling_evidence.layout import Box, horizontal_overlap, inside, nearest_gap
 from docling_evidence.sentences import sentence_spans
@@ -176,7 +178,8 @@ class ContextIndex:
     Attributes:
         index: the document's reading-order index.
         paragraphs: reading positions of the paragraphs that may be context, ascending.
-        named_by: normalised table label -> reading positions of the paragraphs naming it.
+        named_by: normalised table label (or a table's :func:`~docling_evidence.deixis.position_label`) -> reading
+            positions of the paragraphs naming it.
         tables_by_label: normalised table label -> reading positions of the tables carrying it.
         tables: reading positions of every unit table, ascending.
         doc_freq: word/number -> how many paragraphs contain it.
@@ -191,6 +194,9 @@ class ContextIndex:
     pictures: dict[int, list[Box]] = field(default_factory=dict)
     titles: frozenset[str] = frozenset()
     """The titles of tables titled by a heading, whose references name them (:mod:`docling_evidence.titles`)."""
+    pointers: dict[int, list[tuple[str, int, int]]] = field(default_factory=dict)
+    """Reading position of a paragraph -> its references to a table by place ("the table below"), each as
+    (:func:`~docling_evidence.deixis.position_label` of the table it points at, start, end)."""
     _by_top: dict[int, list[tuple[float, int]]] = field(default_factory=dict)
     _by_bottom: dict[int, list[tuple[float, int]]] = field(default_factory=dict)
     _parsed: dict[int, _Paragraph] = field(default_factory=dict)
@@ -204,7 +210,7 @@ class ContextIndex:
                 spans = [(0, len(text))] if text.strip() else []
             else:
                 spans = sentence_spans(text[:end] if end is not None else text)
-            mentions = self.mentions(text)
+            mentions = self.mentions(text) + self.pointers.get(idx, [])
             named = [frozenset(lab for lab, a, b in mentions if a < e and b > s) for s, e in spans]
             self._parsed[key] = _Paragraph(
                 text=text,
@@ -247,6 +253,8 @@ def build_context_index(
     title_forms = title_set(titles)
     paragraphs = [i for i in range(len(index.items)) if index.is_paragraph(i)]
     named_by: dict[str, list[int]] = {}
+    tables = sorted(table_labels)
+    pointers: dict[int, list[tuple[str, int, int]]] = {}
     doc_freq: Counter[str] = Counter()
     by_top: dict[int, list[tuple[float, int]]] = {}
     by_bottom: dict[int, list[tuple[float, int]]] = {}
@@ -256,6 +264,13 @@ def build_context_index(
         text = index.paragraph_text(idx)
         for label in {lab for lab, _a, _b in _mentions(text, title_forms)}:
             named_by.setdefault(label, []).append(idx)
+        for direction, start, end in pointing_mentions(text):
+            pointed = pointed_table(index, paragraphs, tables, idx, direction)
+            if pointed is not None:
+                pointers.setdefault(idx, []).append((position_label(pointed), start, end))
+                by_place = named_by.setdefault(position_label(pointed), [])
+                if by_place[-1:] != [idx]:
+                    by_place.append(idx)
         doc_freq.update(_words(text) | _numbers(text))
         if index.has_layout:
             for box in index.boxes[item.self_ref]:
@@ -273,9 +288,18 @@ def build_context_index(
         if isinstance(item, PictureItem):
             for box in index.boxes[item.self_ref]:
                 pictures.setdefault(box.page, []).append(box)
-    tables = sorted(table_labels)
     return ContextIndex(
-        index, paragraphs, named_by, tables_by_label, tables, doc_freq, pictures, title_forms, by_top, by_bottom
+        index,
+        paragraphs,
+        named_by,
+        tables_by_label,
+        tables,
+        doc_freq,
+        pictures,
+        title_forms,
+        pointers,
+        by_top,
+        by_bottom,
     )
 
 
@@ -409,15 +433,16 @@ def _framed(ctx: ContextIndex, naming: list[int]) -> list[int]:
 
 
 def _naming(ctx: ContextIndex, t_idx: int, label: str | None) -> list[int]:
-    """Paragraphs naming the table's label whose nearest table with that label is this one. A reference to a title
-    ("the Schedule") names the next table so titled when it is within ``TITLE_REACH`` (the notice text comes before
-    its schedule), else the one before within reach."""
+    """Paragraphs naming the table: by its label, when their nearest table with that label is this one (a
+    reference to a title, "the Schedule", names the next table so titled when it is within ``TITLE_REACH`` — the
+    notice text comes before its schedule — else the one before within reach); and by its place ("the following
+    table", :mod:`docling_evidence.deixis`). In reading order."""
+    out = list(ctx.named_by.get(position_label(t_idx), []))
     if not label:
-        return []
+        return out
     label = normalize_label(label)
     tables = ctx.tables_by_label.get(label, [t_idx])
     by_title = is_title_label(label)
-    out = []
     for idx in ctx.named_by.get(label, []):
         j = bisect_left(tables, idx)
         if by_title:
@@ -427,7 +452,7 @@ def _naming(ctx: ContextIndex, t_idx: int, label: str | None) -> list[int]:
             nearest = min(tables[max(0, j - 1) : j + 1], key=lambda t: (abs(t - idx), t))
         if nearest == t_idx:
             out.append(idx)
-    return out
+    return sorted(set(out))
 
 
 def _word_count(para: _Paragraph, k: int) -> int:
@@ -440,6 +465,7 @@ def _relevant_sentences(
     ctx: ContextIndex,
     para: _Paragraph,
     terms: TableTerms,
+    names: frozenset[str],
     adjacent: int = 0,
     every: bool = False,
     threshold: float = RELEVANCE_THRESHOLD,
@@ -450,22 +476,20 @@ def _relevant_sentences(
     sentence of a short paragraph adjacent to the table (:func:`_adjacent`; ``adjacent`` -1 before it, +1 after it)
     counts, ranked by its weight; of a longer one, the sentence next to the table counts besides the relevant ones.
     With ``every`` (a paragraph of the table's own section, without layout), every sentence counts, ranked.
+    ``names`` are the labels under which the table is named: its "Table 3" label or title, and its place
+    (:func:`~docling_evidence.deixis.position_label`).
     """
     named_any = frozenset().union(*para.named) if para.named else frozenset()
-    if named_any and terms.label not in named_any:
+    if named_any and not named_any & names:
         return []
     chosen: dict[int, float] = {}
     after_naming = False
     for k in range(len(para.spans)):
         named = para.named[k]
-        if terms.label and terms.label in named:
+        if named & names:
             # "Table 3 shows ..." (the table is the subject) before "... (see Table 3)"
             s, e = para.spans[k]
-            first = (
-                min(a for lab, a, _b in para.mentions if lab == terms.label and s <= a < e)
-                if any(lab == terms.label and s <= a < e for lab, a, _b in para.mentions)
-                else s
-            )
+            first = min((a for lab, a, _b in para.mentions if lab in names and s <= a < e), default=s)
             chosen[k] = NAMING_WEIGHT * (2 - (first - s) / max(1, e - s))
             after_naming = True
             continue
@@ -533,6 +557,7 @@ def choose_context(
     layout = paginated(index, t_idx)
     candidates = _layout_candidates(ctx, t_idx, bbox_threshold) if layout else _order_candidates(ctx, t_idx)
     naming = _naming(ctx, t_idx, terms.label)
+    names = frozenset({position_label(t_idx), *([terms.label] if terms.label else [])})
     for idx in naming:
         near = candidates.get(idx)
         candidates[idx] = _Candidate(idx, True, near.same_column if near else False, near.distance if near else 0.0)
@@ -565,6 +590,7 @@ def choose_context(
             ctx,
             para,
             terms,
+            names,
             adjacent.get(idx, 0),
             not layout and not cand.far,
             FRAMED_RELEVANCE_THRESHOLD if by_place else RELEVANCE_THRESHOLD,
