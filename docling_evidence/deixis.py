@@ -8,7 +8,9 @@ in reading order, a backward one the previous table, each only within ``POINTING
 goes on for a few paragraphs; code spans, links and captions between do not count). A forward reference
 crosses a heading only when no paragraph stands between it and the table (the heading is then the table's title,
 as Docling often reads a table's title line); a backward one never does. A plural ("the following tables") names the
-first table in its direction only.
+first table in its direction only; a reference with no table in reach names nothing (the paragraph is then an
+ordinary one: the table it means may be one Docling did not detect, or a TAT-QA excerpt's own table that the
+benchmark placed before its second lead-in).
 """
 
 from __future__ import annotations

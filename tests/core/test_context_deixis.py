@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from docling_core.types.doc import DocItemLabel, DoclingDocument
 from docs_builder import add_table, paged_doc, prov, table_data
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from docling_evidence import EvidenceChunker
 from docling_evidence.deixis import pointing_mentions
@@ -79,3 +81,33 @@ def test_a_forward_reference_does_not_reach_past_a_heading_and_another_texts_tab
     first, second = _units(doc)
     assert trailing not in second.text  # a paragraph of another section lies between
     assert trailing in first.text  # it is still a paragraph of the first table's section
+
+
+_PIECES = {
+    "table": "",
+    "plain": "Revenue rose in 2020 and costs fell.",
+    "back": "The table above shows revenue for 2020.",
+    "forward": "The following table shows revenue for 2020.",
+}
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(sorted(_PIECES)), max_size=7))
+def test_a_pointing_paragraph_is_context_only_on_the_side_it_points_to(middle: list[str]) -> None:
+    """Between two tables, with a table in reach on each side: a paragraph saying "the table above" is never the
+    context of a table after it, nor "the following table" of one before it."""
+    doc = DoclingDocument(name="d")
+    for n, kind in enumerate(["table", *middle, "table"]):
+        if kind == "table":
+            doc.add_table(data=table_data([["Year", f"Revenue {n}"]], [["2019", "10"], ["2020", "12"]]))
+        else:
+            doc.add_text(label=DocItemLabel.TEXT, text=f"{_PIECES[kind]} ({n})")
+    order = {item.self_ref: pos for pos, (item, _level) in enumerate(doc.iterate_items())}
+    for unit in _units(doc, max_tokens=8192):
+        table = next(ref for ref, role in unit.meta.roles.items() if role == "table")
+        for ref in unit.meta.context_spans:
+            text = doc.texts[int(ref.rsplit("/", 1)[1])].text
+            if text.startswith(_PIECES["back"]):
+                assert order[ref] > order[table]
+            elif text.startswith(_PIECES["forward"]):
+                assert order[ref] < order[table]
