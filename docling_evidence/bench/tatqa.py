@@ -5,7 +5,8 @@ asks questions answered from the table, the text, or both. We build the document
 chunker sees exactly what it would see after a Docling conversion:
 
 - A heading "Report excerpt N" per context, then its paragraphs in order, and the table right after the paragraph that
-  announces it (see :func:`table_position`), or after all paragraphs when none does.
+  announces it (see :func:`table_position`), or after all paragraphs when none does, but never after its own notes
+  ("(2) Excludes ..." for a row "Total expenses (2)").
 - Consecutive contexts are grouped into documents (``contexts_per_doc``, default 10); ``doc_id`` is
   ``tatqa-<split>-<NNNN>`` (split from the file name, e.g. ``dev``), so ids are stable across runs.
 - Header rows are marked as Docling marks them (``column_header=True`` on every cell of each header row). Most TAT-QA
@@ -61,6 +62,9 @@ _LIST_ITEM = re.compile(r"^\s*(?:[a-z]|[-–•*]|\(?[ivx0-9]+\)\s)|[;,]\s*(?:an
 """A paragraph that looks like an item of a list (so the paragraph before announced the list, not the table)."""
 _MIN_ANNOUNCE_WORDS = 6
 """Shorter paragraphs ending with ":" are headings ("7. INCOME TAXES:"), not announcements."""
+_NOTE_MARKER = re.compile(r"^\s*(\(\s*[0-9a-z]{1,2}\s*\)|\*{1,3}|[¹²³⁴⁵⁶⁷⁸⁹⁰]+)")
+"""A paragraph opening with a note marker ("(1) Represents ...", "* Excludes ...") whose marker a table cell carries
+("Total expenses (2)") is that table's note: reports print it under the table."""
 
 _CELL_STRIP = re.compile(r"[\s$€£¥%,]")
 _NUMERIC_CELL = re.compile(r"[(\-]*\d+(?:\.\d+)?\)?|[(\-]*\.\d+\)?")
@@ -106,13 +110,38 @@ def count_header_rows(rows: list[list[str]]) -> int:
     return n
 
 
-def table_position(paragraphs: list[str]) -> int:
-    """Index of the paragraph after which the table goes (``len(paragraphs) - 1`` = after all of them).
+def table_position(paragraphs: list[str], rows: list[list[str]] | None = None) -> int:
+    """Index of the paragraph after which the table goes (``len(paragraphs) - 1`` = after all of them, -1 = before
+    the first).
 
     Preference: the first paragraph that names the table ("following table", "table below", ...) and ends with ":";
     then the first one that names it anywhere; then the last paragraph ending in a forward pointer ("as follows",
     "the following", a trailing ":") of at least six words whose next paragraph is not a list item; else the end.
+    Whatever that gives, the table never goes after its own notes: when a paragraph opens with a note marker that a
+    cell of ``rows`` carries ("(2) Excludes stock-based compensation ..." and the row "Total expenses (2)"), the
+    table goes right before the first such paragraph if that is earlier. TAT-QA lists a context's paragraphs in the
+    report's order but not where the table stood, and a report prints a table's notes under it.
     """
+    position = _announced_position(paragraphs)
+    notes = _first_note(paragraphs, rows or [])
+    return notes - 1 if notes is not None and notes <= position else position
+
+
+def _first_note(paragraphs: list[str], rows: list[list[str]]) -> int | None:
+    """Index of the first paragraph opening with a note marker that some cell of ``rows`` carries, or None."""
+    cells = [c for row in rows for c in row if c.strip()]
+    for i, text in enumerate(paragraphs):
+        match = _NOTE_MARKER.match(text)
+        if match is None:
+            continue
+        marker = re.sub(r"\s+", "", match.group(1))
+        if any(marker in re.sub(r"\s+", "", c) for c in cells):
+            return i
+    return None
+
+
+def _announced_position(paragraphs: list[str]) -> int:
+    """:func:`table_position` from the paragraphs alone (which one announces the table)."""
     naming = [i for i, p in enumerate(paragraphs) if _TABLE_ANNOUNCE.search(p)]
     for i in naming:
         if paragraphs[i].rstrip().endswith(":"):
@@ -313,9 +342,13 @@ def _add_context(
     doc.add_heading(text=f"Report excerpt {number}", level=1)
     data, n_header = _table_data(rows)
     _bump(stats, "header_rows_3+" if n_header >= 3 else f"header_rows_{n_header}")
-    position = table_position(paragraphs) if paragraphs else -1
-    at_end = position == len(paragraphs) - 1
-    _bump(stats, "tables_after_all_paragraphs" if at_end else "tables_after_announcing_paragraph")
+    position = table_position(paragraphs, rows) if paragraphs else -1
+    if paragraphs and position < _announced_position(paragraphs):
+        _bump(stats, "tables_above_their_notes")
+    elif position == len(paragraphs) - 1:
+        _bump(stats, "tables_after_all_paragraphs")
+    else:
+        _bump(stats, "tables_after_announcing_paragraph")
     para_refs: dict[int, str] = {}
     table_ref = ""
     if position < 0:

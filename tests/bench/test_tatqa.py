@@ -158,6 +158,50 @@ def test_table_position_rules() -> None:
     assert table_position(listing) == 2  # paragraph 0 announces the list that follows it, not the table
 
 
+def test_table_goes_above_its_own_notes() -> None:
+    rows = [["", "2019", "2018"], ["Sales and marketing (2)", "7,398", "7,213"], ["Total revenues (1)", "32,582", "1"]]
+    notes_first = ["(1) Includes cloud services.", "(2) Excludes stock-based compensation.", "Revenues grew."]
+    assert table_position(notes_first, rows) == -1  # before the first note, not after every paragraph
+    announced = ["Operating income included the following items:", "(1) Represents a write-off.", "See below."]
+    assert table_position(announced, [["Spare parts (1)", "12.5"]]) == 0
+    # a marker no cell carries, or a note after the announced place, changes nothing
+    assert table_position(["Some text.", "(3) Another table's note.", "More."], rows) == 2
+    assert table_position(["The following table sets forth data:", "x", "(1) Note."], rows) == 0
+    assert table_position(["* Unaudited.", "Text."], [["Net income*", "5"]]) == -1
+    assert table_position(notes_first) == 2  # without the rows there are no markers to match
+
+
+def test_loader_puts_the_table_above_its_notes(tmp_path: Path) -> None:
+    ctx = {
+        "table": {"uid": "t", "table": [["", "2019"], ["Total expenses (2)", "10,995"]]},
+        "paragraphs": [
+            {"uid": "p1", "order": 1, "text": "(2) Excludes stock-based compensation and certain expense allocations."},
+            {"uid": "p2", "order": 2, "text": "Total expenses increased due to higher headcount."},
+        ],
+        "questions": [
+            {
+                "uid": "q1",
+                "order": 1,
+                "question": "What is excluded?",
+                "answer": ["stock-based compensation"],
+                "derivation": "",
+                "answer_type": "span",
+                "answer_from": "text",
+                "rel_paragraphs": ["1"],
+                "req_comparison": False,
+                "scale": "",
+            }
+        ],
+    }
+    path = tmp_path / "tatqa_dataset_dev.json"
+    path.write_text(json.dumps([ctx]), encoding="utf-8")
+    ds = load_tatqa(path)
+    doc = next(iter(ds.documents.values()))
+    order = [type(item).__name__ for item, _level in doc.iterate_items()]
+    assert order[1:] == ["TableItem", "TextItem", "TextItem"]  # heading, table, its note, the discussion
+    assert ds.stats["tables_above_their_notes"] == 1
+
+
 def test_derivation_numbers_drop_constants() -> None:
     assert derivation_numbers("(428,501 + 423,209 )/2") == (["428,501", "423,209"], 1)
     assert derivation_numbers("(53.7-65.6)/65.6*100") == (["53.7", "65.6", "65.6"], 1)
@@ -249,4 +293,5 @@ def test_real_dev_slice() -> None:
         for s in q.answers + q.required_texts:
             assert contains_answer(markdown[q.doc_id], s), (q.qid, s)
     placed = ds.stats.get("tables_after_announcing_paragraph", 0)
-    assert placed + ds.stats.get("tables_after_all_paragraphs", 0) == 20 and placed > 0
+    kinds = ("tables_after_announcing_paragraph", "tables_above_their_notes", "tables_after_all_paragraphs")
+    assert sum(ds.stats.get(k, 0) for k in kinds) == 20 and placed > 0
