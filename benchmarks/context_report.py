@@ -16,6 +16,10 @@ paragraphs the unit's chunks actually show after splitting ("delivered").
 
 Writes ``docs/results/context.json`` and the numbers table of ``docs/context.md`` (between the ``numbers`` markers).
 
+``--blind`` measures the second, blind labelling of the same eight documents ``tests/data/context_labels_blind.json``
+(made by reading the documents only, without seeing the first labels or the chunker): how much the scores depend on
+who labels. It writes ``docs/results/context_blind.json`` and the ``blind`` table of ``docs/context.md``.
+
 ``--heldout`` measures instead the held-out labels ``tests/data/context_labels_heldout.json`` (the other real
 fixtures, ``../shared/fixtures/more`` and ``docling-core``, labelled after the rules were written and never used to
 tune them). They also name each table's caption and notes, so the caption found and the footnotes attached are
@@ -25,6 +29,7 @@ Run from the repository root::
     HF_HUB_OFFLINE=1 python benchmarks/context_report.py            # limits 256 and 512
     HF_HUB_OFFLINE=1 python benchmarks/context_report.py --max-tokens 128 8192 --no-write
     HF_HUB_OFFLINE=1 python benchmarks/context_report.py --heldout
+    HF_HUB_OFFLINE=1 python benchmarks/context_report.py --blind
 
 When the fixtures are absent it prints a message and exits 0 without writing anything.
 """
@@ -42,11 +47,14 @@ DEFAULT_FIXTURES = REPO.parent / "shared" / "fixtures" / "docling"
 HELDOUT_FIXTURES = REPO.parent / "shared" / "fixtures"
 LABELS = REPO / "tests" / "data" / "context_labels.json"
 HELDOUT_LABELS = REPO / "tests" / "data" / "context_labels_heldout.json"
+BLIND_LABELS = REPO / "tests" / "data" / "context_labels_blind.json"
 DEFAULT_JSON = REPO / "docs" / "results" / "context.json"
 HELDOUT_JSON = REPO / "docs" / "results" / "context_heldout.json"
+BLIND_JSON = REPO / "docs" / "results" / "context_blind.json"
 DEFAULT_MD = REPO / "docs" / "context.md"
 BEGIN, END = "<!-- numbers:begin -->", "<!-- numbers:end -->"
 HELDOUT_BEGIN, HELDOUT_END = "<!-- heldout:begin -->", "<!-- heldout:end -->"
+BLIND_BEGIN, BLIND_END = "<!-- blind:begin -->", "<!-- blind:end -->"
 
 
 def load_labels(path: Path = LABELS) -> dict[str, Any]:
@@ -291,7 +299,9 @@ def markdown(results: list[dict[str, Any]]) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--fixtures", type=Path, help="the fixtures folder the labels' paths are under")
-    parser.add_argument("--heldout", action="store_true", help="measure the held-out labels (see above)")
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--heldout", action="store_true", help="measure the held-out labels (see above)")
+    which.add_argument("--blind", action="store_true", help="measure the blind second labelling (see above)")
     parser.add_argument("--max-tokens", type=int, nargs="+", default=[256, 512])
     parser.add_argument("--no-write", action="store_true", help="print only")
     args = parser.parse_args(argv)
@@ -299,9 +309,11 @@ def main(argv: list[str] | None = None) -> int:
     if not fixtures.is_dir():
         print(f"no fixtures at {fixtures}: nothing measured")
         return 0
-    labels = load_labels(HELDOUT_LABELS if args.heldout else LABELS)
+    labels = load_labels(HELDOUT_LABELS if args.heldout else BLIND_LABELS if args.blind else LABELS)
     results = [r for limit in args.max_tokens for r in measure(fixtures, limit, labels)]
-    table = heldout_markdown(results) if args.heldout else markdown(results)
+    if args.blind:
+        results = [r for r in results if r["tables"]]  # a document without a table has nothing to score
+    table = heldout_markdown(results) if args.heldout or args.blind else markdown(results)
     print(table)
     for r in results:
         for m in ("chosen", "delivered", "captions", "notes"):
@@ -312,7 +324,13 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"{r['document']} @{r['max_tokens']} {m} {t}")
     if args.no_write:
         return 0
-    out_json, begin, end = (HELDOUT_JSON, HELDOUT_BEGIN, HELDOUT_END) if args.heldout else (DEFAULT_JSON, BEGIN, END)
+    out_json, begin, end = (
+        (HELDOUT_JSON, HELDOUT_BEGIN, HELDOUT_END)
+        if args.heldout
+        else (BLIND_JSON, BLIND_BEGIN, BLIND_END)
+        if args.blind
+        else (DEFAULT_JSON, BEGIN, END)
+    )
     out_json.write_text(json.dumps(floors(results), indent=1) + "\n", encoding="utf-8")
     text = DEFAULT_MD.read_text(encoding="utf-8")
     if begin in text and end in text:

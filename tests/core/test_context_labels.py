@@ -191,3 +191,53 @@ def test_heldout_scores_do_not_fall_below_the_report() -> None:
                 floor = floors[(r["document"], limit, measure)]
                 for key in keys:
                     assert r[measure][key] >= floor[key] - 1e-9, (r["document"], limit, measure, key)
+
+
+BLIND_LABELS = REPO / "tests" / "data" / "context_labels_blind.json"
+BLIND_FLOORS = REPO / "docs" / "results" / "context_blind.json"
+
+
+def test_blind_labels_file_is_well_formed() -> None:
+    labels = json.loads(BLIND_LABELS.read_text(encoding="utf-8"))
+    assert labels["about"]
+    for name, tables in labels["documents"].items():
+        assert name.endswith(".json") and "/" not in name
+        for ref, label in tables.items():
+            assert ref.startswith("#/tables/")
+            assert set(label) == {"table", "document_table", "caption", "notes", "explains", "related"}, (name, ref)
+            assert isinstance(label["document_table"], bool) and label["table"]
+            groups = [set(label[k]) for k in ("caption", "notes", "explains", "related")]
+            assert sum(len(g) for g in groups) == len(set().union(*groups)), (name, ref)  # each text in one group
+            for key in ("caption", "notes", "explains", "related"):
+                assert all(isinstance(r, str) and r.strip() for r in label[key].values()), (name, ref, key)
+
+
+@pytest.mark.skipif(not FIXTURES.is_dir(), reason="needs ../shared/fixtures")
+def test_blind_labels_cover_the_same_tables_as_the_first_labels_and_only_existing_texts() -> None:
+    blind = json.loads(BLIND_LABELS.read_text(encoding="utf-8"))["documents"]
+    first = json.loads(LABELS.read_text(encoding="utf-8"))["documents"]
+    assert sorted(blind) == sorted(first)
+    for name, tables in blind.items():
+        doc = DoclingDocument.load_from_json(FIXTURES / name)
+        refs = {t.self_ref for t in doc.texts}
+        assert sorted(tables) == sorted(first[name])
+        for ref, label in tables.items():
+            assert label["document_table"] == first[name][ref]["document_table"], (name, ref)
+            for key in ("caption", "notes", "explains", "related"):
+                assert set(label[key]) <= refs, (name, key)
+
+
+@pytest.mark.skipif(not FIXTURES.is_dir(), reason="needs ../shared/fixtures")
+def test_blind_label_scores_do_not_fall_below_the_report() -> None:
+    """docs/context.md reports the scores against the blind labels; a change that lowers one must re-measure."""
+    report = _report()
+    labels = report.load_labels(BLIND_LABELS)
+    floors = {(r["document"], r["max_tokens"], r["measure"]): r for r in json.loads(BLIND_FLOORS.read_text())}
+    for limit in sorted({key[1] for key in floors}):
+        for r in report.measure(FIXTURES, limit, labels):
+            if not r["tables"]:
+                continue
+            for measure, keys in (("delivered", ("recall", "precision")), ("captions", ("recall",))):
+                floor = floors[(r["document"], limit, measure)]
+                for key in keys:
+                    assert r[measure][key] >= floor[key] - 1e-9, (r["document"], limit, measure, key)
