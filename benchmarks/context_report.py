@@ -20,6 +20,11 @@ Writes ``docs/results/context.json`` and the numbers table of ``docs/context.md`
 (made by reading the documents only, without seeing the first labels or the chunker): how much the scores depend on
 who labels. It writes ``docs/results/context_blind.json`` and the ``blind`` table of ``docs/context.md``.
 
+``--outside DIR`` measures the blind labels of two documents that are not in ../shared
+(``tests/data/context_labels_outside.json``: a PLOS ONE article and an SEC 10-K, Docling's own Markdown exports
+converted back without layout; its ``sources`` say where to fetch them). DIR holds the converted DoclingDocument
+JSON files; it writes ``docs/results/context_outside.json`` and the ``outside`` table of ``docs/context.md``.
+
 ``--heldout`` measures instead the held-out labels ``tests/data/context_labels_heldout.json`` (the other real
 fixtures, ``../shared/fixtures/more`` and ``docling-core``, labelled after the rules were written and never used to
 tune them). They also name each table's caption and notes, so the caption found and the footnotes attached are
@@ -30,6 +35,7 @@ Run from the repository root::
     HF_HUB_OFFLINE=1 python benchmarks/context_report.py --max-tokens 128 8192 --no-write
     HF_HUB_OFFLINE=1 python benchmarks/context_report.py --heldout
     HF_HUB_OFFLINE=1 python benchmarks/context_report.py --blind
+    HF_HUB_OFFLINE=1 python benchmarks/context_report.py --outside /tmp/outside   # see docs/context.md
 
 When the fixtures are absent it prints a message and exits 0 without writing anything.
 """
@@ -48,13 +54,16 @@ HELDOUT_FIXTURES = REPO.parent / "shared" / "fixtures"
 LABELS = REPO / "tests" / "data" / "context_labels.json"
 HELDOUT_LABELS = REPO / "tests" / "data" / "context_labels_heldout.json"
 BLIND_LABELS = REPO / "tests" / "data" / "context_labels_blind.json"
+OUTSIDE_LABELS = REPO / "tests" / "data" / "context_labels_outside.json"
 DEFAULT_JSON = REPO / "docs" / "results" / "context.json"
 HELDOUT_JSON = REPO / "docs" / "results" / "context_heldout.json"
 BLIND_JSON = REPO / "docs" / "results" / "context_blind.json"
+OUTSIDE_JSON = REPO / "docs" / "results" / "context_outside.json"
 DEFAULT_MD = REPO / "docs" / "context.md"
 BEGIN, END = "<!-- numbers:begin -->", "<!-- numbers:end -->"
 HELDOUT_BEGIN, HELDOUT_END = "<!-- heldout:begin -->", "<!-- heldout:end -->"
 BLIND_BEGIN, BLIND_END = "<!-- blind:begin -->", "<!-- blind:end -->"
+OUTSIDE_BEGIN, OUTSIDE_END = "<!-- outside:begin -->", "<!-- outside:end -->"
 
 
 def load_labels(path: Path = LABELS) -> dict[str, Any]:
@@ -302,18 +311,24 @@ def main(argv: list[str] | None = None) -> int:
     which = parser.add_mutually_exclusive_group()
     which.add_argument("--heldout", action="store_true", help="measure the held-out labels (see above)")
     which.add_argument("--blind", action="store_true", help="measure the blind second labelling (see above)")
+    which.add_argument("--outside", type=Path, metavar="DIR", help="measure the outside documents converted into DIR")
     parser.add_argument("--max-tokens", type=int, nargs="+", default=[256, 512])
     parser.add_argument("--no-write", action="store_true", help="print only")
     args = parser.parse_args(argv)
-    fixtures = args.fixtures or (HELDOUT_FIXTURES if args.heldout else DEFAULT_FIXTURES)
+    fixtures = args.outside or args.fixtures or (HELDOUT_FIXTURES if args.heldout else DEFAULT_FIXTURES)
     if not fixtures.is_dir():
         print(f"no fixtures at {fixtures}: nothing measured")
         return 0
-    labels = load_labels(HELDOUT_LABELS if args.heldout else BLIND_LABELS if args.blind else LABELS)
+    labels = load_labels(
+        HELDOUT_LABELS if args.heldout else BLIND_LABELS if args.blind else OUTSIDE_LABELS if args.outside else LABELS
+    )
     results = [r for limit in args.max_tokens for r in measure(fixtures, limit, labels)]
-    if args.blind:
+    if args.blind or args.outside:
         results = [r for r in results if r["tables"]]  # a document without a table has nothing to score
-    table = heldout_markdown(results) if args.heldout or args.blind else markdown(results)
+    if args.outside and len({r["document"] for r in results}) < len(labels["documents"]):
+        print(f"{fixtures} lacks some of {', '.join(sorted(labels['documents']))}: see docs/context.md")
+        return 1
+    table = heldout_markdown(results) if args.heldout or args.blind or args.outside else markdown(results)
     print(table)
     for r in results:
         for m in ("chosen", "delivered", "captions", "notes"):
@@ -329,6 +344,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.heldout
         else (BLIND_JSON, BLIND_BEGIN, BLIND_END)
         if args.blind
+        else (OUTSIDE_JSON, OUTSIDE_BEGIN, OUTSIDE_END)
+        if args.outside
         else (DEFAULT_JSON, BEGIN, END)
     )
     out_json.write_text(json.dumps(floors(results), indent=1) + "\n", encoding="utf-8")

@@ -121,12 +121,28 @@ def is_figure_caption(text: str) -> bool:
     return bool(_FIGURE_LABEL.match(text))
 
 
+_FIGURE_NUMBER = re.compile(
+    r"^\s*[\[(]?\s*(?:figures?|figs?\.?|그림)\s*(?:[A-Z][.\-]?)?\d+(?:[.\-–]\d+)*[a-z]?\b\s*[\])]?", re.IGNORECASE
+)
+
+
+def looks_like_figure_caption(text: str) -> bool:
+    """True for a figure's caption ("Fig 2 Overall greenhouse gas emissions ...", "Figure 3: Results"); false for a
+    sentence that starts with a figure's label ("Figure 3 shows ...")."""
+    m = _FIGURE_NUMBER.match(text)
+    return m is not None and _caption_after_label(text, text[m.end() :])
+
+
 def looks_like_caption(text: str) -> bool:
     """True for a caption ("Table 3: Revenue"); false for a sentence that starts with a label ("Table 3 shows")."""
     m = _TABLE_LABEL.match(text)
     if not m or table_label(text) is None:
         return False
-    rest = text[m.end() :]
+    return _caption_after_label(text, text[m.end() :])
+
+
+def _caption_after_label(text: str, rest: str) -> bool:
+    """Whether ``text``, which starts with a label followed by ``rest``, is a caption rather than a sentence."""
     if not rest.strip() or rest[:1] in ":.-–—|" or rest.lstrip()[:1] in ":.-–—|":
         return True
     words = rest.split()
@@ -139,7 +155,7 @@ def looks_like_caption(text: str) -> bool:
 
 _NUM = r"(?:(?-i:[A-Z])[.\-]?)?\d+(?:[.\-–]\d+)*[a-z]?(?![\w.\-–]\w)|(?-i:[IVXLC]+)\b"
 _MENTION = re.compile(
-    rf"(?:\btables?\b\.?|\btab\.|\btbl\.|표)\s*(?P<nums>(?:{_NUM})(?:\s*(?:,|and|&)\s*(?:{_NUM}))*)",
+    rf"(?:\btables?\b\.?|\btab\.|\btbl\.|표)\s*(?P<nums>(?:{_NUM})(?:\s*(?:,|and|or|&)\s*(?:{_NUM}))*)",
     re.IGNORECASE,
 )
 _ONE_NUM = re.compile(_NUM, re.IGNORECASE)

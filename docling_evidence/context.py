@@ -45,7 +45,13 @@ from itertools import pairwise
 
 from docling_core.types.doc import PictureItem, TableItem, TextItem
 
-from docling_evidence.captions import looks_like_caption, mentions_figure, normalize_label, table_mentions
+from docling_evidence.captions import (
+    looks_like_caption,
+    looks_like_figure_caption,
+    mentions_figure,
+    normalize_label,
+    table_mentions,
+)
 from docling_evidence.deixis import pointed_table, pointing_mentions, position_label
 from docling_evidence.doc_index import DocIndex
 from docling_evidence.layout import Box, horizontal_overlap, inside, nearest_gap
@@ -96,6 +102,15 @@ stronger tie to the table."""
 NUMBER_BONUS = 1.5
 """Extra weight of a shared number over a shared word (a cell value quoted in the text is strong evidence)."""
 
+MIN_QUOTED_VALUES = 2
+"""A paragraph anywhere in the document that quotes at least this many of one table's distinctive values (and more
+of it than of any other table) discusses that table, named or not ("The Company had $452,680 and $1,383,392 in
+cash", "TEDS from 91% to 98.5% on simple tables and from 88.7% to 95% on complex ones")."""
+
+QUOTE_MAX_PARAGRAPHS = 2
+"""A value is distinctive of a table only when at most this many paragraphs print it: a postal code or a figure
+repeated in every notice ties those notices to nothing."""
+
 _WORD = re.compile(r"[^\W\d_][\w\-]*", re.UNICODE)
 _NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
 _STOPWORDS = frozenset(
@@ -125,13 +140,31 @@ def _words(text: str) -> set[str]:
     return found
 
 
-def _numbers(text: str) -> set[str]:
+_YEAR = re.compile(r"(?:19|20)\d\d")
+
+
+def distinctive_value(number: str) -> bool:
+    """Whether a number (as :func:`_numbers` gives it) is specific enough to tie a text to the one table printing it:
+    four or more significant digits ("452680", "13210471"), or three with a decimal point ("98.5", "0.316"), and not a
+    year. Small integers are counts, page numbers or plot numbers that many things share."""
+    digits = number.replace(".", "").lstrip("0")
+    if _YEAR.fullmatch(number):
+        return False
+    return len(digits) >= 4 or ("." in number and len(digits) >= 3)
+
+
+def cell_numbers(text: str) -> set[str]:
+    """The numbers of ``text`` as context compares them: thousands separators dropped ("1,496.5" -> "1496.5"), at
+    least two significant digits."""
     found = set()
     for n in _NUMBER.findall(text):
         n = n.replace(",", "").rstrip(".")
         if len(n.replace(".", "").lstrip("0")) >= 2:  # single digits are everywhere (counts, list numbers)
             found.add(n)
     return found
+
+
+_numbers = cell_numbers
 
 
 @dataclass(frozen=True)
@@ -197,6 +230,8 @@ class ContextIndex:
     pointers: dict[int, list[tuple[str, int, int]]] = field(default_factory=dict)
     """Reading position of a paragraph -> its references to a table by place ("the table below"), each as
     (:func:`~docling_evidence.deixis.position_label` of the table it points at, start, end)."""
+    quoted_by: dict[int, list[int]] = field(default_factory=dict)
+    """Reading position of a table -> reading positions of the paragraphs quoting its values (``MIN_QUOTED_VALUES``)."""
     _by_top: dict[int, list[tuple[float, int]]] = field(default_factory=dict)
     _by_bottom: dict[int, list[tuple[float, int]]] = field(default_factory=dict)
     _parsed: dict[int, _Paragraph] = field(default_factory=dict)
@@ -240,7 +275,10 @@ def _mentions(text: str, titles: frozenset[str]) -> list[tuple[str, int, int]]:
 
 
 def build_context_index(
-    index: DocIndex, table_labels: dict[int, str | None], titles: Iterable[str] = ()
+    index: DocIndex,
+    table_labels: dict[int, str | None],
+    titles: Iterable[str] = (),
+    table_values: dict[int, Iterable[str]] | None = None,
 ) -> ContextIndex:
     """One pass over the document's paragraphs: mentions, word frequencies and per-page position lists.
 
@@ -249,6 +287,8 @@ def build_context_index(
         table_labels: reading position of each unit table -> its label (from its caption, or
             :func:`~docling_evidence.titles.title_label` of its title), or None.
         titles: the titles of the tables titled by a heading, whose references name them.
+        table_values: reading position of each unit table -> the numbers of its body cells (:func:`_numbers`),
+            whose distinctive ones tie the paragraphs quoting them to it.
     """
     title_forms = title_set(titles)
     paragraphs = [i for i in range(len(index.items)) if index.is_paragraph(i)]
@@ -283,6 +323,7 @@ def build_context_index(
     for pos, label in sorted(table_labels.items()):
         if label:
             tables_by_label.setdefault(normalize_label(label), []).append(pos)
+    quoted_by = _quotes(index, paragraphs, doc_freq, table_values or {})
     pictures: dict[int, list[Box]] = {}
     for item in index.items:
         if isinstance(item, PictureItem):
@@ -298,9 +339,37 @@ def build_context_index(
         pictures,
         title_forms,
         pointers,
+        quoted_by,
         by_top,
         by_bottom,
     )
+
+
+def _quotes(
+    index: DocIndex, paragraphs: list[int], doc_freq: Counter[str], table_values: dict[int, Iterable[str]]
+) -> dict[int, list[int]]:
+    """Table position -> the paragraphs that quote at least ``MIN_QUOTED_VALUES`` of its distinctive values, values
+    no other table prints and at most ``QUOTE_MAX_PARAGRAPHS`` paragraphs print, and more of them than of any other
+    table's."""
+    owners: dict[str, set[int]] = {}
+    for pos, values in table_values.items():
+        for value in values:
+            if distinctive_value(value):
+                owners.setdefault(value, set()).add(pos)
+    own = {value: next(iter(tables)) for value, tables in owners.items() if len(tables) == 1}
+    found: dict[int, list[int]] = {}
+    if not own:
+        return found
+    for idx in paragraphs:
+        counts = Counter(
+            own[n]
+            for n in _numbers(index.paragraph_text(idx))
+            if n in own and doc_freq.get(n, 0) <= QUOTE_MAX_PARAGRAPHS
+        )
+        ranked = counts.most_common(2)
+        if ranked and ranked[0][1] >= MIN_QUOTED_VALUES and (len(ranked) == 1 or ranked[1][1] < ranked[0][1]):
+            found.setdefault(ranked[0][0], []).append(idx)
+    return found
 
 
 @dataclass(frozen=True)
@@ -312,6 +381,8 @@ class _Candidate:
     far: bool = False
     framed: bool = False
     """Between two paragraphs that name the table, or right after one (:func:`_framed`)."""
+    quotes: bool = False
+    """Quotes the table's distinctive values (``ContextIndex.quoted_by``)."""
 
     def rank(self) -> tuple[bool, bool, bool, float, int]:
         return (not self.names_table, self.far, not self.same_column, self.distance, self.idx)
@@ -532,6 +603,7 @@ def choose_context(
     text_end: dict[int, int] | None = None,
     keep: Callable[[list[int]], list[bool]] | None = None,
     room: int | None = None,
+    naming_budget: int | None = None,
 ) -> ContextChoice:
     """Choose the context of the table at reading position ``t_idx``.
 
@@ -549,6 +621,8 @@ def choose_context(
         keep: optional gate (e.g. embedding similarity) returning, per candidate position, whether it may be used.
         room: tokens left beside a table that fits one piece (None: it does not fit anyway). Only sentences naming
             the table may take more than that, up to ``budget``: other context never makes such a table split.
+        naming_budget: token budget of the sentences naming the table (None: ``budget``); every other sentence
+            is taken only while all of them stay within ``budget`` (and ``room``).
     """
     if budget <= 0 or _inside_picture(ctx, t_idx):
         return ContextChoice((), (), (), ())
@@ -571,6 +645,13 @@ def choose_context(
                 if near
                 else _Candidate(idx, False, False, float(abs(idx - t_idx)), far=True, framed=True)
             )
+    for idx in ctx.quoted_by.get(t_idx, ()):
+        near = candidates.get(idx)
+        candidates[idx] = (
+            replace(near, quotes=True)
+            if near
+            else _Candidate(idx, False, False, float(abs(idx - t_idx)), far=True, quotes=True)
+        )
     adjacent = _adjacent(ctx, t_idx, candidates, layout)
     relevant: dict[int, list[tuple[float, int]]] = {}
     for idx in candidates:
@@ -580,12 +661,14 @@ def choose_context(
         para = ctx.paragraph(idx, text_end.get(idx))
         if idx not in text_end and looks_like_caption(para.text):
             continue  # "Table 1: ..." that is nobody's caption is the caption of a float Docling did not detect
+        if looks_like_figure_caption(para.text):
+            continue  # "Fig 2 Overall emissions ... (b) factors from Table 3": a figure's caption is about the figure
         cand = candidates[idx]
         if idx > t_idx and not cand.names_table and _introduces_a_table(index, idx):
             continue  # the text between two tables that leads into the next one is that one's
-        by_place = cand.framed and (cand.far or not cand.same_column)
+        by_place = (cand.framed or cand.quotes) and (cand.far or not cand.same_column)
         if by_place and (any(para.figure) or any(para.named)) and not cand.names_table:
-            continue  # found by its place in the text, but about a figure or another table: the discussion moved on
+            continue  # found by its place or its numbers, but about a figure or another table
         sentences = _relevant_sentences(
             ctx,
             para,
@@ -600,7 +683,11 @@ def choose_context(
     ranked = sorted((candidates[i] for i in relevant), key=_Candidate.rank)
     if layout and any(c.same_column and not c.far for c in ranked):
         own_column = {c.idx for c in ranked if c.same_column}
-        ranked = [c for c in ranked if c.same_column or c.names_table or c.framed or _continues(ctx, c.idx, own_column)]
+        ranked = [
+            c
+            for c in ranked
+            if c.same_column or c.names_table or c.framed or c.quotes or _continues(ctx, c.idx, own_column)
+        ]
     if keep is not None and ranked:
         allowed = keep([c.idx for c in ranked])
         ranked = [c for c, ok in zip(ranked, allowed, strict=True) if ok]
@@ -611,7 +698,17 @@ def choose_context(
         (tier, pos, -weight, k)
         for pos, cand in enumerate(ranked)
         for weight, k in relevant[cand.idx]
-        for tier in [0 if weight >= NAMING_WEIGHT else 1 if weight == 0.0 else 2 if weight > 0 else 3]
+        for tier in [
+            0
+            if weight >= NAMING_WEIGHT
+            else 0.5
+            if cand.quotes and weight > 0 and _quotes_values(ctx.paragraph(cand.idx, text_end.get(cand.idx)), k, terms)
+            else 1
+            if weight == 0.0
+            else 2
+            if weight > 0
+            else 3
+        ]
     ]
     # naming sentences: the table as the sentence's subject first, then by paragraph rank
     order.sort(key=lambda entry: (entry[0], entry[2], entry[1]) if entry[0] == 0 else entry)
@@ -633,8 +730,9 @@ def choose_context(
         used += sum(cost(idx, k) for k in ks)
 
     cap = budget if room is None else min(budget, room)  # only a sentence naming the table may exceed the room
+    naming_cap = max(budget, naming_budget or 0)
     for tier, pos, _weight, k in order:
-        if tier <= 1 and used + cost(ranked[pos].idx, k) <= (budget if tier == 0 else cap):
+        if tier <= 1 and used + cost(ranked[pos].idx, k) <= (naming_cap if tier < 1 else cap):
             take(ranked[pos].idx, [k])
     for cand in ranked:
         rest = [k for _w, k in relevant[cand.idx] if k not in taken.get(cand.idx, ())]
@@ -660,6 +758,11 @@ def choose_context(
         rank=tuple(priority[i] for i in chosen),
         spans=tuple(spans),
     )
+
+
+def _quotes_values(para: _Paragraph, k: int, terms: TableTerms) -> bool:
+    """Whether sentence ``k`` of ``para`` quotes a distinctive value of the table."""
+    return any(distinctive_value(n) for n in para.numbers[k] & terms.numbers)
 
 
 def paginated(index: DocIndex, t_idx: int) -> bool:

@@ -13,7 +13,7 @@ from docling_core.transforms.serializer.base import BaseDocSerializer
 from docling_core.types.doc import DocItemLabel, DoclingDocument, TableItem, TextItem
 
 from docling_evidence.captions import CaptionMatch, build_caption_index, find_caption, table_label
-from docling_evidence.context import build_context_index, choose_context, paginated, table_terms
+from docling_evidence.context import build_context_index, cell_numbers, choose_context, paginated, table_terms
 from docling_evidence.continuation import find_runs, join_rows
 from docling_evidence.doc_index import DocIndex
 from docling_evidence.layout import horizontal_overlap, nearest_gap
@@ -284,7 +284,8 @@ def build_units(
     # a table without a "Table 3" label may be titled by the heading right above it ("SCHEDULE")
     titles = {pos: table_title(index, pos) for pos, label in labels.items() if label is None}
     labels.update({pos: title_label(title) for pos, title in titles.items() if title})
-    ctx = build_context_index(index, labels, [t for t in titles.values() if t])
+    values = {u.position: {n for row in u.rows.body for cell in row for n in cell_numbers(cell)} for u in units}
+    ctx = build_context_index(index, labels, [t for t in titles.values() if t], values)
     with_context_units = []
     for unit in units:
         if unit.table.label == DocItemLabel.DOCUMENT_INDEX:
@@ -305,6 +306,7 @@ def build_units(
             bbox_threshold=bbox_threshold,
             budget=paginated_context_budget if on_page and paginated_context_budget is not None else context_budget,
             room=context_room(unit) if context_room and not on_page else None,
+            naming_budget=paginated_context_budget,
             count_text=count_text,
             text_end=text_end,
             keep=(lambda idxs, table=unit.table: keep_context(table, idxs)) if keep_context else None,

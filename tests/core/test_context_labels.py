@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -241,3 +242,37 @@ def test_blind_label_scores_do_not_fall_below_the_report() -> None:
                 floor = floors[(r["document"], limit, measure)]
                 for key in keys:
                     assert r[measure][key] >= floor[key] - 1e-9, (r["document"], limit, measure, key)
+
+
+OUTSIDE_LABELS = REPO / "tests" / "data" / "context_labels_outside.json"
+OUTSIDE_FLOORS = REPO / "docs" / "results" / "context_outside.json"
+OUTSIDE_DOCS = Path(os.environ.get("DOCLING_EVIDENCE_OUTSIDE", "/nonexistent"))
+
+
+def test_outside_labels_file_is_well_formed_and_says_where_its_documents_come_from() -> None:
+    labels = json.loads(OUTSIDE_LABELS.read_text(encoding="utf-8"))
+    assert labels["about"] and sorted(labels["sources"]) == sorted(labels["documents"])
+    for source in labels["sources"].values():
+        assert source["repository"] and source["path"].endswith(".md")
+        assert len(source["commit"]) == 40 and len(source["sha256"]) == 64
+    for name, tables in labels["documents"].items():
+        assert tables, name
+        for ref, label in tables.items():
+            assert ref.startswith("#/tables/")
+            assert set(label) == {"table", "document_table", "caption", "notes", "explains", "related"}, (name, ref)
+            groups = [set(label[k]) for k in ("caption", "notes", "explains", "related")]
+            assert sum(len(g) for g in groups) == len(set().union(*groups)), (name, ref)
+            for key in ("caption", "notes", "explains", "related"):
+                assert all(isinstance(r, str) and r.strip() for r in label[key].values()), (name, ref, key)
+
+
+@pytest.mark.skipif(not OUTSIDE_DOCS.is_dir(), reason="set DOCLING_EVIDENCE_OUTSIDE to the converted documents")
+def test_outside_scores_do_not_fall_below_the_report() -> None:
+    report = _report()
+    labels = report.load_labels(OUTSIDE_LABELS)
+    floors = {(r["document"], r["max_tokens"], r["measure"]): r for r in json.loads(OUTSIDE_FLOORS.read_text())}
+    for limit in sorted({key[1] for key in floors}):
+        for r in report.measure(OUTSIDE_DOCS, limit, labels):
+            floor = floors[(r["document"], limit, "delivered")]
+            for key in ("recall", "precision"):
+                assert r["delivered"][key] >= floor[key] - 1e-9, (r["document"], limit, key)
