@@ -362,7 +362,7 @@ class EvidenceChunker(BaseChunker):
             hidden |= u.owned_refs() | rich_cell_content(doc, u.table)
         hidden |= peer_refs
         if not self.context_in_text:
-            hidden |= _whole_context(c for _, cs in unit_chunks for c in cs)
+            hidden |= _whole_context((c for _, cs in unit_chunks for c in cs), index)
         key = document_key(doc)
         seen_ids: dict[str, int] = {}
         backbone: list[tuple[int, EvidenceChunk]] = []
@@ -625,9 +625,17 @@ class EvidenceChunker(BaseChunker):
             item = context[i]
             fragments = [t for j, t in piece.context_shown if j == i]
             pos = index.order[item.self_ref]
+            whole_group = unit.spans_of(i) == ((0, len(index.paragraph_text(pos))),)
             if pos not in index.inline_members:
                 listed[i] = [item]
                 spans[item.self_ref] = _shown(item.text, unit.spans_of(i), context_texts[i], fragments)
+            elif not whole_group:
+                # some sentences of an inline group: each run they touch, with its own part of them
+                joined = index.paragraph_text(pos)
+                shown = _shown(joined, unit.spans_of(i), context_texts[i], fragments)
+                by_run = _run_spans(index, pos, shown)
+                listed[i] = [index.items[m] for m in index.members(pos) if index.items[m].self_ref in by_run]
+                spans.update(by_run)
             elif not fragments or any(f.strip() == context_texts[i].strip() for f in fragments):
                 listed[i] = [index.items[m] for m in index.members(pos)]  # an inline group, shown whole
                 spans.update({it.self_ref: [(0, len(it.text))] for it in listed[i]})
@@ -727,23 +735,48 @@ class EvidenceChunker(BaseChunker):
 
 
 def _context_text(unit: EvidenceUnit, k: int, item_text: Any, index: DocIndex) -> str:
-    """The k-th context paragraph as the unit shows it: rendered whole, or its chosen sentences joined by " … "."""
+    """The k-th context paragraph as the unit shows it: rendered whole, or its chosen sentences joined by " … " (of an
+    inline group, as plain text: its runs joined)."""
     item = (*unit.context_before, *unit.context_after)[k]
     spans = unit.spans_of(k)
     pos = index.order[item.self_ref]
-    if spans == ((0, len(index.paragraph_text(pos))),):
+    text = index.paragraph_text(pos)
+    if spans == ((0, len(text)),):
         return item_text(pos)
-    return CONTEXT_GAP.join(item.text[a:b] for a, b in spans)
+    return CONTEXT_GAP.join(text[a:b] for a, b in spans)
 
 
-def _whole_context(chunks: Any) -> set[str]:
+def _run_spans(index: DocIndex, pos: int, spans: Sequence[tuple[int, int]]) -> dict[str, list[tuple[int, int]]]:
+    """Spans of an inline group's joined text (:meth:`DocIndex.paragraph_text`, runs joined by one space) as spans of
+    each run's own text, for the runs they touch."""
+    out: dict[str, list[tuple[int, int]]] = {}
+    start = 0
+    for m in index.members(pos):
+        run = index.items[m]
+        end = start + len(run.text)
+        for a, b in spans:
+            lo, hi = max(a, start), min(b, end)
+            if lo < hi and run.text[lo - start : hi - start].strip():
+                out.setdefault(run.self_ref, []).append((lo - start, hi - start))
+        start = end + 1
+    return out
+
+
+def _whole_context(chunks: Any, index: DocIndex) -> set[str]:
     """Refs of the context paragraphs some unit piece shows whole (``context_in_text=False`` hides just these: a
-    paragraph shown only in part stays in its text chunk, so nothing is lost)."""
+    paragraph shown only in part stays in its text chunk, so nothing is lost). A run of an inline group counts only
+    when the piece shows every run of its group whole."""
     whole: set[str] = set()
     for chunk in chunks:
         texts = {it.self_ref: it.text for it in chunk.meta.doc_items if isinstance(it, TextItem)}
-        for ref, spans in chunk.meta.context_spans.items():
-            if ref in texts and [tuple(s) for s in spans] == [(0, len(texts[ref]))]:
+        shown = {
+            ref
+            for ref, spans in chunk.meta.context_spans.items()
+            if ref in texts and [tuple(s) for s in spans] == [(0, len(texts[ref]))]
+        }
+        for ref in shown:
+            rep = index.inline_of.get(index.order[ref])
+            if rep is None or rep < 0 or all(index.items[m].self_ref in shown for m in index.members(rep)):
                 whole.add(ref)
     return whole
 

@@ -240,11 +240,10 @@ class ContextIndex:
         """The sentences of the paragraph at ``idx`` (only of ``text[:end]`` when ``end`` is given)."""
         key = idx if end is None else -1 - idx
         if key not in self._parsed:
+            # an inline group's runs (text, links, code spans) are one paragraph: its sentences are those of the
+            # runs' joined text, a sentence may hold a link or a code span
             text = self.index.paragraph_text(idx)
-            if idx in self.index.inline_members:  # runs of text, links and code: used whole or not at all
-                spans = [(0, len(text))] if text.strip() else []
-            else:
-                spans = sentence_spans(text[:end] if end is not None else text)
+            spans = sentence_spans(text[:end] if end is not None else text)
             mentions = self.mentions(text) + self.pointers.get(idx, [])
             named = [frozenset(lab for lab, a, b in mentions if a < e and b > s) for s, e in spans]
             self._parsed[key] = _Paragraph(

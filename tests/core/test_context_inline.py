@@ -1,5 +1,5 @@
 """Paragraphs that Docling reads as inline groups (runs of text, links and code spans: HTML, Markdown, DOCX) are
-context as one paragraph, whole: never a run alone ("The", "flags:"), never cut mid-group into sentences."""
+context as one paragraph: whole, or some of its sentences, never a run alone ("The", "flags:")."""
 
 from __future__ import annotations
 
@@ -56,15 +56,29 @@ def test_inline_paragraph_is_context_whole_and_leaves_the_text_chunks() -> None:
     assert sum(c.text.count("Filler sentence 2") for c in chunks) == 1
 
 
-def test_an_inline_group_too_long_for_the_budget_is_not_cut_into_runs() -> None:
+def test_an_inline_group_too_long_for_the_budget_gives_its_sentence_naming_the_table() -> None:
+    """A long paragraph with a link or a code span gives the sentences that explain the table, as a plain one does:
+    the sentence naming Table 1 (which runs over a code span and a link) is shown, the filler is not, the meta gives
+    each run touched its own characters, and the whole paragraph stays in its text chunk."""
     doc = _doc()
     chunker = EvidenceChunker(context_max_tokens=20)
     chunks = list(chunker.chunk(doc))
     (unit,) = [c for c in chunks if c.meta.kind == "table"]
-    runs = {it.self_ref for it in doc.texts if it.parent and it.parent.cref == "#/groups/0"}
-    assert not runs & set(unit.meta.context_spans)  # no run alone, no sentence of the group
-    assert "fs.open()" not in unit.text
-    assert sum("Filler sentence 2" in c.text for c in chunks) == 1  # the paragraph stays in its text chunk
+    runs = [it for it in doc.texts if it.parent and it.parent.cref == "#/groups/0"]
+    assert "Table 1 lists the flags that fs.open() accepts; see the manual ." in unit.text
+    assert "Filler sentence" not in unit.text
+    spans = unit.meta.context_spans
+    assert [r.self_ref for r in runs[:4]] == [r for r in spans if r in {x.self_ref for x in runs}][:4]
+    for run in runs:
+        for a, b in spans.get(run.self_ref, []):
+            assert run.text[a:b] in unit.text
+    assert spans[runs[-1].self_ref] == [(0, 1)]  # the final run: only its "." ends the sentence
+    assert all(unit.meta.roles[r.self_ref] == "context" for r in runs if r.self_ref in spans)
+    # shown in part: the paragraph stays in its text chunk, whole, and nowhere is a run lost
+    text_chunks = [c for c in chunks if c.meta.kind == "text"]
+    assert sum("Filler sentence 2" in c.text for c in chunks) == 1
+    (kept,) = [c for c in text_chunks if "Filler sentence 2" in c.text]
+    assert [d.self_ref for d in kept.meta.doc_items] == [r.self_ref for r in runs]
 
 
 def _list_with_inline_items() -> DoclingDocument:
