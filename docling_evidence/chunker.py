@@ -199,9 +199,10 @@ class EvidenceChunker(BaseChunker):
             (:data:`PAGE_CONTEXT_TOKENS`; the context rules already bound the candidates to the table's page
             neighbourhood), so the context of a unit does not shrink with the limit above 256; on documents
             without layout (HTML, DOCX, Markdown), where every paragraph of the table's section is a candidate, half
-            of max_tokens, and for a table that fits one piece at most the room beside it (sentences naming it
-            excepted). A table that fits one piece is never split by its context: what does not fit beside it
-            goes into pieces of its own under the caption (see docs/context.md).
+            of max_tokens, and for a table that fits one piece at most the room beside it; there the sentences naming
+            the table or quoting its values have the paginated budget. A table that fits one piece is never split by
+            its context: what does not fit beside it goes into pieces of its own under the caption (see
+            docs/context.md). An explicit value bounds every sentence on every document.
         sim_threshold: if above 0, a context paragraph must also have at least this cosine similarity to the table
             (needs sentence-transformers and a local model; at 0 no model is ever loaded).
         sim_model: local path of the sentence-transformers model for the similarity gate (default: the
