@@ -143,19 +143,26 @@ def test_a_table_that_fits_keeps_its_rows_together_and_its_other_context_in_a_pi
     assert len({p.meta.unit_id for p in pieces}) == 1
 
 
+def _check_table_labels(name: str, tables: dict) -> None:
+    """One document's labels in the held-out shape: caption, notes, explains, related, each text in one group and
+    each with a reason."""
+    assert name.endswith(".json")
+    for ref, label in tables.items():
+        assert ref.startswith("#/tables/")
+        assert set(label) == {"table", "document_table", "caption", "notes", "explains", "related"}, (name, ref)
+        assert isinstance(label["document_table"], bool) and label["table"]
+        groups = [set(label[k]) for k in ("caption", "notes", "explains", "related")]
+        assert sum(len(g) for g in groups) == len(set().union(*groups)), (name, ref)  # each text in one group
+        for key in ("caption", "notes", "explains", "related"):
+            assert all(isinstance(r, str) and r.strip() for r in label[key].values()), (name, ref, key)
+
+
 def test_heldout_labels_file_is_well_formed() -> None:
     labels = json.loads(HELDOUT_LABELS.read_text(encoding="utf-8"))
     assert labels["about"]
     for name, tables in labels["documents"].items():
-        assert name.startswith(("more/", "docling-core/")) and name.endswith(".json")
-        for ref, label in tables.items():
-            assert ref.startswith("#/tables/")
-            assert set(label) == {"table", "document_table", "caption", "notes", "explains", "related"}, (name, ref)
-            assert isinstance(label["document_table"], bool) and label["table"]
-            groups = [set(label[k]) for k in ("caption", "notes", "explains", "related")]
-            assert sum(len(g) for g in groups) == len(set().union(*groups)), (name, ref)  # each text in one group
-            for key in ("caption", "notes", "explains", "related"):
-                assert all(isinstance(r, str) and r.strip() for r in label[key].values()), (name, ref, key)
+        assert name.startswith(("more/", "docling-core/"))
+        _check_table_labels(name, tables)
 
 
 @pytest.mark.skipif(not ALL_FIXTURES.is_dir(), reason="needs ../shared/fixtures")
@@ -176,22 +183,31 @@ def test_heldout_labels_name_every_table_of_the_other_fixtures_and_only_existing
                 assert set(label[key]) <= refs, (name, key)
 
 
-@pytest.mark.skipif(not ALL_FIXTURES.is_dir(), reason="needs ../shared/fixtures")
-def test_heldout_scores_do_not_fall_below_the_report() -> None:
-    """docs/context.md reports the held-out scores; a change that lowers one of them must re-measure and say so."""
+def _assert_scores_not_below(fixtures: Path, labels_path: Path, floors_path: Path, measures: dict) -> None:
+    """Re-measure ``labels_path`` on ``fixtures`` at every limit of ``floors_path`` (written by context_report.py):
+    each of ``measures`` (measure -> keys) is at least the reported value for every document with a table."""
     report = _report()
-    labels = report.load_labels(HELDOUT_LABELS)
-    floors = {(r["document"], r["max_tokens"], r["measure"]): r for r in json.loads(HELDOUT_FLOORS.read_text())}
+    labels = report.load_labels(labels_path)
+    floors = {(r["document"], r["max_tokens"], r["measure"]): r for r in json.loads(floors_path.read_text())}
     for limit in sorted({key[1] for key in floors}):
-        for r in report.measure(ALL_FIXTURES, limit, labels):
-            for measure, keys in (
-                ("delivered", ("recall", "precision")),
-                ("captions", ("recall",)),
-                ("notes", ("recall", "precision")),
-            ):
+        for r in report.measure(fixtures, limit, labels):
+            if not r["tables"]:
+                continue
+            for measure, keys in measures.items():
                 floor = floors[(r["document"], limit, measure)]
                 for key in keys:
                     assert r[measure][key] >= floor[key] - 1e-9, (r["document"], limit, measure, key)
+
+
+@pytest.mark.skipif(not ALL_FIXTURES.is_dir(), reason="needs ../shared/fixtures")
+def test_heldout_scores_do_not_fall_below_the_report() -> None:
+    """docs/context.md reports the held-out scores; a change that lowers one of them must re-measure and say so."""
+    _assert_scores_not_below(
+        ALL_FIXTURES,
+        HELDOUT_LABELS,
+        HELDOUT_FLOORS,
+        {"delivered": ("recall", "precision"), "captions": ("recall",), "notes": ("recall", "precision")},
+    )
 
 
 BLIND_LABELS = REPO / "tests" / "data" / "context_labels_blind.json"
@@ -202,15 +218,8 @@ def test_blind_labels_file_is_well_formed() -> None:
     labels = json.loads(BLIND_LABELS.read_text(encoding="utf-8"))
     assert labels["about"]
     for name, tables in labels["documents"].items():
-        assert name.endswith(".json") and "/" not in name
-        for ref, label in tables.items():
-            assert ref.startswith("#/tables/")
-            assert set(label) == {"table", "document_table", "caption", "notes", "explains", "related"}, (name, ref)
-            assert isinstance(label["document_table"], bool) and label["table"]
-            groups = [set(label[k]) for k in ("caption", "notes", "explains", "related")]
-            assert sum(len(g) for g in groups) == len(set().union(*groups)), (name, ref)  # each text in one group
-            for key in ("caption", "notes", "explains", "related"):
-                assert all(isinstance(r, str) and r.strip() for r in label[key].values()), (name, ref, key)
+        assert "/" not in name
+        _check_table_labels(name, tables)
 
 
 @pytest.mark.skipif(not FIXTURES.is_dir(), reason="needs ../shared/fixtures")
@@ -231,17 +240,9 @@ def test_blind_labels_cover_the_same_tables_as_the_first_labels_and_only_existin
 @pytest.mark.skipif(not FIXTURES.is_dir(), reason="needs ../shared/fixtures")
 def test_blind_label_scores_do_not_fall_below_the_report() -> None:
     """docs/context.md reports the scores against the blind labels; a change that lowers one must re-measure."""
-    report = _report()
-    labels = report.load_labels(BLIND_LABELS)
-    floors = {(r["document"], r["max_tokens"], r["measure"]): r for r in json.loads(BLIND_FLOORS.read_text())}
-    for limit in sorted({key[1] for key in floors}):
-        for r in report.measure(FIXTURES, limit, labels):
-            if not r["tables"]:
-                continue
-            for measure, keys in (("delivered", ("recall", "precision")), ("captions", ("recall",))):
-                floor = floors[(r["document"], limit, measure)]
-                for key in keys:
-                    assert r[measure][key] >= floor[key] - 1e-9, (r["document"], limit, measure, key)
+    _assert_scores_not_below(
+        FIXTURES, BLIND_LABELS, BLIND_FLOORS, {"delivered": ("recall", "precision"), "captions": ("recall",)}
+    )
 
 
 OUTSIDE_LABELS = REPO / "tests" / "data" / "context_labels_outside.json"
@@ -257,22 +258,9 @@ def test_outside_labels_file_is_well_formed_and_says_where_its_documents_come_fr
         assert len(source["commit"]) == 40 and len(source["sha256"]) == 64
     for name, tables in labels["documents"].items():
         assert tables, name
-        for ref, label in tables.items():
-            assert ref.startswith("#/tables/")
-            assert set(label) == {"table", "document_table", "caption", "notes", "explains", "related"}, (name, ref)
-            groups = [set(label[k]) for k in ("caption", "notes", "explains", "related")]
-            assert sum(len(g) for g in groups) == len(set().union(*groups)), (name, ref)
-            for key in ("caption", "notes", "explains", "related"):
-                assert all(isinstance(r, str) and r.strip() for r in label[key].values()), (name, ref, key)
+        _check_table_labels(name, tables)
 
 
 @pytest.mark.skipif(not OUTSIDE_DOCS.is_dir(), reason="set DOCLING_EVIDENCE_OUTSIDE to the converted documents")
 def test_outside_scores_do_not_fall_below_the_report() -> None:
-    report = _report()
-    labels = report.load_labels(OUTSIDE_LABELS)
-    floors = {(r["document"], r["max_tokens"], r["measure"]): r for r in json.loads(OUTSIDE_FLOORS.read_text())}
-    for limit in sorted({key[1] for key in floors}):
-        for r in report.measure(OUTSIDE_DOCS, limit, labels):
-            floor = floors[(r["document"], limit, "delivered")]
-            for key in ("recall", "precision"):
-                assert r["delivered"][key] >= floor[key] - 1e-9, (r["document"], limit, key)
+    _assert_scores_not_below(OUTSIDE_DOCS, OUTSIDE_LABELS, OUTSIDE_FLOORS, {"delivered": ("recall", "precision")})
