@@ -64,6 +64,13 @@ BEGIN, END = "<!-- numbers:begin -->", "<!-- numbers:end -->"
 HELDOUT_BEGIN, HELDOUT_END = "<!-- heldout:begin -->", "<!-- heldout:end -->"
 BLIND_BEGIN, BLIND_END = "<!-- blind:begin -->", "<!-- blind:end -->"
 OUTSIDE_BEGIN, OUTSIDE_END = "<!-- outside:begin -->", "<!-- outside:end -->"
+LABEL_SETS: dict[str, tuple[Path, Path, str, str]] = {
+    "first": (LABELS, DEFAULT_JSON, BEGIN, END),
+    "heldout": (HELDOUT_LABELS, HELDOUT_JSON, HELDOUT_BEGIN, HELDOUT_END),
+    "blind": (BLIND_LABELS, BLIND_JSON, BLIND_BEGIN, BLIND_END),
+    "outside": (OUTSIDE_LABELS, OUTSIDE_JSON, OUTSIDE_BEGIN, OUTSIDE_END),
+}
+"""Each label set: its labels file, the results file it writes, and the markers of its table in docs/context.md."""
 
 
 def load_labels(path: Path = LABELS) -> dict[str, Any]:
@@ -319,16 +326,16 @@ def main(argv: list[str] | None = None) -> int:
     if not fixtures.is_dir():
         print(f"no fixtures at {fixtures}: nothing measured")
         return 0
-    labels = load_labels(
-        HELDOUT_LABELS if args.heldout else BLIND_LABELS if args.blind else OUTSIDE_LABELS if args.outside else LABELS
-    )
+    which = "heldout" if args.heldout else "blind" if args.blind else "outside" if args.outside else "first"
+    labels_path, out_json, begin, end = LABEL_SETS[which]
+    labels = load_labels(labels_path)
     results = [r for limit in args.max_tokens for r in measure(fixtures, limit, labels)]
-    if args.blind or args.outside:
+    if which in ("blind", "outside"):
         results = [r for r in results if r["tables"]]  # a document without a table has nothing to score
-    if args.outside and len({r["document"] for r in results}) < len(labels["documents"]):
+    if which == "outside" and len({r["document"] for r in results}) < len(labels["documents"]):
         print(f"{fixtures} lacks some of {', '.join(sorted(labels['documents']))}: see docs/context.md")
         return 1
-    table = heldout_markdown(results) if args.heldout or args.blind or args.outside else markdown(results)
+    table = markdown(results) if which == "first" else heldout_markdown(results)
     print(table)
     for r in results:
         for m in ("chosen", "delivered", "captions", "notes"):
@@ -339,15 +346,6 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"{r['document']} @{r['max_tokens']} {m} {t}")
     if args.no_write:
         return 0
-    out_json, begin, end = (
-        (HELDOUT_JSON, HELDOUT_BEGIN, HELDOUT_END)
-        if args.heldout
-        else (BLIND_JSON, BLIND_BEGIN, BLIND_END)
-        if args.blind
-        else (OUTSIDE_JSON, OUTSIDE_BEGIN, OUTSIDE_END)
-        if args.outside
-        else (DEFAULT_JSON, BEGIN, END)
-    )
     out_json.write_text(json.dumps(floors(results), indent=1) + "\n", encoding="utf-8")
     text = DEFAULT_MD.read_text(encoding="utf-8")
     if begin in text and end in text:

@@ -626,13 +626,12 @@ class EvidenceChunker(BaseChunker):
             item = context[i]
             fragments = [t for j, t in piece.context_shown if j == i]
             pos = index.order[item.self_ref]
-            whole_group = unit.spans_of(i) == ((0, len(index.paragraph_text(pos))),)
+            joined = index.paragraph_text(pos) if pos in index.inline_members else ""
             if pos not in index.inline_members:
                 listed[i] = [item]
                 spans[item.self_ref] = _shown(item.text, unit.spans_of(i), context_texts[i], fragments)
-            elif not whole_group:
+            elif unit.spans_of(i) != ((0, len(joined)),):
                 # some sentences of an inline group: each run they touch, with its own part of them
-                joined = index.paragraph_text(pos)
                 shown = _shown(joined, unit.spans_of(i), context_texts[i], fragments)
                 by_run = _run_spans(index, pos, shown)
                 listed[i] = [index.items[m] for m in index.members(pos) if index.items[m].self_ref in by_run]
@@ -751,15 +750,13 @@ def _run_spans(index: DocIndex, pos: int, spans: Sequence[tuple[int, int]]) -> d
     """Spans of an inline group's joined text (:meth:`DocIndex.paragraph_text`, runs joined by one space) as spans of
     each run's own text, for the runs they touch."""
     out: dict[str, list[tuple[int, int]]] = {}
-    start = 0
-    for m in index.members(pos):
+    for m, start in index.run_starts(pos):
         run = index.items[m]
         end = start + len(run.text)
         for a, b in spans:
             lo, hi = max(a, start), min(b, end)
             if lo < hi and run.text[lo - start : hi - start].strip():
                 out.setdefault(run.self_ref, []).append((lo - start, hi - start))
-        start = end + 1
     return out
 
 

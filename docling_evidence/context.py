@@ -153,7 +153,7 @@ def distinctive_value(number: str) -> bool:
     return len(digits) >= 4 or ("." in number and len(digits) >= 3)
 
 
-def cell_numbers(text: str) -> set[str]:
+def _numbers(text: str) -> set[str]:
     """The numbers of ``text`` as context compares them: thousands separators dropped ("1,496.5" -> "1496.5"), at
     least two significant digits."""
     found = set()
@@ -162,9 +162,6 @@ def cell_numbers(text: str) -> set[str]:
         if len(n.replace(".", "").lstrip("0")) >= 2:  # single digits are everywhere (counts, list numbers)
             found.add(n)
     return found
-
-
-_numbers = cell_numbers
 
 
 @dataclass(frozen=True)
@@ -277,7 +274,7 @@ def build_context_index(
     index: DocIndex,
     table_labels: dict[int, str | None],
     titles: Iterable[str] = (),
-    table_values: dict[int, Iterable[str]] | None = None,
+    table_rows: dict[int, TableRows] | None = None,
 ) -> ContextIndex:
     """One pass over the document's paragraphs: mentions, word frequencies and per-page position lists.
 
@@ -286,8 +283,8 @@ def build_context_index(
         table_labels: reading position of each unit table -> its label (from its caption, or
             :func:`~docling_evidence.titles.title_label` of its title), or None.
         titles: the titles of the tables titled by a heading, whose references name them.
-        table_values: reading position of each unit table -> the numbers of its body cells (:func:`_numbers`),
-            whose distinctive ones tie the paragraphs quoting them to it.
+        table_rows: reading position of each unit table -> its rows, whose body's distinctive values tie the
+            paragraphs quoting them to it.
     """
     title_forms = title_set(titles)
     paragraphs = [i for i in range(len(index.items)) if index.is_paragraph(i)]
@@ -322,7 +319,7 @@ def build_context_index(
     for pos, label in sorted(table_labels.items()):
         if label:
             tables_by_label.setdefault(normalize_label(label), []).append(pos)
-    quoted_by = _quotes(index, paragraphs, doc_freq, table_values or {})
+    quoted_by = _quotes(index, paragraphs, doc_freq, table_rows or {})
     pictures: dict[int, list[Box]] = {}
     for item in index.items:
         if isinstance(item, PictureItem):
@@ -345,14 +342,14 @@ def build_context_index(
 
 
 def _quotes(
-    index: DocIndex, paragraphs: list[int], doc_freq: Counter[str], table_values: dict[int, Iterable[str]]
+    index: DocIndex, paragraphs: list[int], doc_freq: Counter[str], table_rows: dict[int, TableRows]
 ) -> dict[int, list[int]]:
-    """Table position -> the paragraphs that quote at least ``MIN_QUOTED_VALUES`` of its distinctive values, values
-    no other table prints and at most ``QUOTE_MAX_PARAGRAPHS`` paragraphs print, and more of them than of any other
-    table's."""
+    """Table position -> the paragraphs that quote at least ``MIN_QUOTED_VALUES`` of its distinctive values (of its
+    body cells), values no other table prints and at most ``QUOTE_MAX_PARAGRAPHS`` paragraphs print, and more of them
+    than of any other table's."""
     owners: dict[str, set[int]] = {}
-    for pos, values in table_values.items():
-        for value in values:
+    for pos, rows in table_rows.items():
+        for value in {n for row in rows.body for cell in row for n in _numbers(cell)}:
             if distinctive_value(value):
                 owners.setdefault(value, set()).add(pos)
     own = {value: next(iter(tables)) for value, tables in owners.items() if len(tables) == 1}
@@ -694,20 +691,14 @@ def choose_context(
     # (their listed sentences), in rank order, that still fit; 3. the remaining sentences sharing words/numbers with
     # the table, then the weak ones (next to the table, or in its section without layout)
     order = [
-        (tier, pos, -weight, k)
+        (
+            _tier(weight, cand.quotes and _quotes_values(ctx.paragraph(cand.idx, text_end.get(cand.idx)), k, terms)),
+            pos,
+            -weight,
+            k,
+        )
         for pos, cand in enumerate(ranked)
         for weight, k in relevant[cand.idx]
-        for tier in [
-            0
-            if weight >= NAMING_WEIGHT
-            else 0.5
-            if cand.quotes and weight > 0 and _quotes_values(ctx.paragraph(cand.idx, text_end.get(cand.idx)), k, terms)
-            else 1
-            if weight == 0.0
-            else 2
-            if weight > 0
-            else 3
-        ]
     ]
     # naming sentences: the table as the sentence's subject first, then by paragraph rank
     order.sort(key=lambda entry: (entry[0], entry[2], entry[1]) if entry[0] == 0 else entry)
@@ -757,6 +748,19 @@ def choose_context(
         rank=tuple(priority[i] for i in chosen),
         spans=tuple(spans),
     )
+
+
+def _tier(weight: float, quotes_value: bool) -> float:
+    """The pass a sentence of priority ``weight`` is taken in (:func:`choose_context`): 0 naming the table, 0.5
+    quoting one of its distinctive values (both under the naming budget), 1 right after a naming sentence, 2 sharing
+    words or numbers with the table, 3 weak (next to it, or in its section)."""
+    if weight >= NAMING_WEIGHT:
+        return 0
+    if quotes_value and weight > 0:
+        return 0.5
+    if weight == 0.0:
+        return 1
+    return 2 if weight > 0 else 3
 
 
 def _quotes_values(para: _Paragraph, k: int, terms: TableTerms) -> bool:

@@ -107,6 +107,15 @@ class DocIndex:
         serializer joins them), else the item's text."""
         return " ".join(self.items[m].text for m in self.members(idx))  # type: ignore[attr-defined]
 
+    def run_starts(self, idx: int) -> list[tuple[int, int]]:
+        """Per item of the paragraph at ``idx`` (:meth:`members`), its position and where its text starts in
+        :meth:`paragraph_text`."""
+        out, start = [], 0
+        for m in self.members(idx):
+            out.append((m, start))
+            start += len(self.items[m].text) + 1  # type: ignore[attr-defined]
+        return out
+
     def is_paragraph(self, idx: int) -> bool:
         """Body text that can serve as table context: a text/paragraph/list item that is nobody's satellite. An
         inline group is one paragraph, stood for by its first item; its other items are none."""

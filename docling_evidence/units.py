@@ -13,7 +13,7 @@ from docling_core.transforms.serializer.base import BaseDocSerializer
 from docling_core.types.doc import DocItemLabel, DoclingDocument, TableItem, TextItem
 
 from docling_evidence.captions import CaptionMatch, build_caption_index, find_caption, table_label
-from docling_evidence.context import build_context_index, cell_numbers, choose_context, paginated, table_terms
+from docling_evidence.context import build_context_index, choose_context, paginated, table_terms
 from docling_evidence.continuation import find_runs, join_rows
 from docling_evidence.doc_index import DocIndex
 from docling_evidence.layout import horizontal_overlap, nearest_gap
@@ -284,8 +284,7 @@ def build_units(
     # a table without a "Table 3" label may be titled by the heading right above it ("SCHEDULE")
     titles = {pos: table_title(index, pos) for pos, label in labels.items() if label is None}
     labels.update({pos: title_label(title) for pos, title in titles.items() if title})
-    values = {u.position: {n for row in u.rows.body for cell in row for n in cell_numbers(cell)} for u in units}
-    ctx = build_context_index(index, labels, [t for t in titles.values() if t], values)
+    ctx = build_context_index(index, labels, [t for t in titles.values() if t], {u.position: u.rows for u in units})
     with_context_units = []
     for unit in units:
         if unit.table.label == DocItemLabel.DOCUMENT_INDEX:

@@ -129,13 +129,13 @@ def table_position(paragraphs: list[str], rows: list[list[str]] | None = None) -
 
 def _first_note(paragraphs: list[str], rows: list[list[str]]) -> int | None:
     """Index of the first paragraph opening with a note marker that some cell of ``rows`` carries, or None."""
-    cells = [c for row in rows for c in row if c.strip()]
+    cells = [re.sub(r"\s+", "", c) for row in rows for c in row if c.strip()]
     for i, text in enumerate(paragraphs):
         match = _NOTE_MARKER.match(text)
         if match is None:
             continue
         marker = re.sub(r"\s+", "", match.group(1))
-        if any(marker in re.sub(r"\s+", "", c) for c in cells):
+        if any(marker in c for c in cells):
             return i
     return None
 
