@@ -26,7 +26,8 @@ No model, no randomness: the same answer and document always give the same repor
 item (caption, footnote, heading, paragraph or list item) and, for sentence matching, every table row. With
 ``chunks``, only the items a chunk lists in ``meta.doc_items`` count, and a table cell only when the chunk's text shows
 it (and, for a piece of a split table, when its row is one of the piece's rows): a claim is supported by what was
-actually cited.
+actually cited. Chunks of another document are refused (:func:`check_chunks_belong`: by ``meta.origin``, else by what
+their text shows).
 
 **Matching** (after :func:`docling_evidence.normalize.normalize_text`: case, Unicode, whitespace, currency symbols,
 thousands separators):
@@ -470,7 +471,9 @@ class DocumentSources:
         sources: list[Source] = []
         self.n_header: dict[str, int] = {}
         """Header rows of each table (by ref), to place a split table's body rows."""
+        refs: set[str] = set()
         for order, (item, _level) in enumerate(doc.iterate_items(with_groups=False)):
+            refs.add(item.self_ref)
             if isinstance(item, TableItem):
                 sources.extend(_table_sources(item, doc, heights, order, self.n_header))
             elif isinstance(item, TextItem) and item.text.strip():
@@ -488,6 +491,53 @@ class DocumentSources:
                     )
                 )
         self.sources: tuple[Source, ...] = tuple(sources)
+        self.refs: frozenset[str] = frozenset(refs)
+        """The ``self_ref`` of every doc item a chunk of this document can list."""
+        self._item_marks: dict[str, tuple[frozenset[tuple[str, ...]], frozenset[str], tuple[str, ...]]] | None = None
+
+    def shows_its_items(self, chunk: CitedChunk) -> bool:
+        """Whether ``chunk``'s text shows one of the doc items it lists, as this document has them: a word
+        :data:`NGRAM_N`-gram of the item or of one of its cells, all the words of a shorter one of two words or
+        more, or a table cell's number (not a year). True when it cannot tell (a chunk text with fewer than
+        :data:`NGRAM_N` content words, or no listed item with such words or numbers)."""
+        norm = normalize_text(chunk.text)
+        words = content_words(norm)
+        if len(words) < NGRAM_N:
+            return True
+        grams = _ngrams(norm)
+        padded = " " + " ".join(words) + " "
+        counted = False
+        for ref in chunk.refs:
+            marks = self._marks().get(ref)
+            if marks is None:
+                continue
+            item_grams, phrases, cells = marks
+            counted = True
+            if item_grams & grams or any(p in padded for p in phrases) or any(contains_answer(norm, c) for c in cells):
+                return True
+        return not counted
+
+    def _marks(self) -> dict[str, tuple[frozenset[tuple[str, ...]], frozenset[str], tuple[str, ...]]]:
+        """Per item ref, what shows it in a chunk's text: its sources' word n-grams, the padded word runs of sources
+        shorter than an n-gram (two words or more: one word such as "Total" is in too many documents), and the
+        texts of its table cells that hold a number other than a year."""
+        if self._item_marks is None:
+            grams: dict[str, set[tuple[str, ...]]] = {}
+            phrases: dict[str, set[str]] = {}
+            cells: dict[str, list[str]] = {}
+            for s in self.sources:
+                full = {g for g in s.ngrams if len(g) == NGRAM_N}
+                grams.setdefault(s.ref, set()).update(full)
+                phrases.setdefault(s.ref, set()).update(" " + " ".join(g) + " " for g in s.ngrams - full if len(g) > 1)
+                if s.kind == "table_cell" and any(not n.label and not _is_year(n) for n in s.numbers):
+                    cells.setdefault(s.ref, []).append(s.norm)
+            marks = {r: (frozenset(g), frozenset(phrases[r]), tuple(cells.get(r, ()))) for r, g in grams.items()}
+            self._item_marks = {r: m for r, m in marks.items() if any(m)}
+        return self._item_marks
+
+
+def _is_year(n: Number) -> bool:
+    return not n.decimals and not n.negative and 1900 <= n.value <= 2100
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -504,6 +554,10 @@ class CitedChunk:
     text: str
     refs: frozenset[str]
     rows: tuple[int, int] | None = None
+    binary_hash: int | None = None
+    """``meta.origin.binary_hash`` of the document the chunk was made from, when the chunk carries it."""
+    filename: str | None = None
+    """``meta.origin.filename`` of that document, when the chunk carries it."""
 
     @classmethod
     def from_chunk(cls, chunk: Any) -> CitedChunk:
@@ -523,7 +577,14 @@ class CitedChunk:
                 f"{type(chunk).__name__}"
             )
         rows = getattr(meta, "rows", None)
-        return cls(text=text, refs=frozenset(it.self_ref for it in items), rows=tuple(rows) if rows else None)
+        origin = getattr(meta, "origin", None)
+        return cls(
+            text=text,
+            refs=frozenset(it.self_ref for it in items),
+            rows=tuple(rows) if rows else None,
+            binary_hash=getattr(origin, "binary_hash", None),
+            filename=getattr(origin, "filename", None),
+        )
 
     @classmethod
     def from_record(cls, record: dict[str, Any]) -> CitedChunk:
@@ -553,7 +614,22 @@ class CitedChunk:
             ):
                 raise ValueError(f"'meta.rows' must be two non-negative integers [start, end], got {rows!r}"[:200])
             piece_rows = (rows[0], rows[1])
-        return cls(text=text, refs=refs, rows=piece_rows)
+        binary_hash, filename = _record_origin(meta.get("origin"))
+        return cls(text=text, refs=refs, rows=piece_rows, binary_hash=binary_hash, filename=filename)
+
+
+def _record_origin(origin: Any) -> tuple[int | None, str | None]:
+    """``(binary_hash, filename)`` of a chunk record's ``meta.origin`` (a ``DocumentOrigin`` dump, or null)."""
+    if origin is None:
+        return None, None
+    if not isinstance(origin, dict):
+        raise ValueError(f"'meta.origin' must be an object or null, got {type(origin).__name__}")
+    binary_hash, filename = origin.get("binary_hash"), origin.get("filename")
+    if binary_hash is not None and (isinstance(binary_hash, bool) or not isinstance(binary_hash, int)):
+        raise ValueError(f"'meta.origin.binary_hash' must be an integer, got {binary_hash!r}"[:200])
+    if filename is not None and not isinstance(filename, str):
+        raise ValueError(f"'meta.origin.filename' must be a string, got {filename!r}"[:200])
+    return binary_hash, filename or None
 
 
 def read_chunks_jsonl(path: str | Path) -> list[CitedChunk]:
@@ -562,6 +638,11 @@ def read_chunks_jsonl(path: str | Path) -> list[CitedChunk]:
     Raises:
         ValueError: naming the file and line of a malformed record; for a missing or unreadable file.
     """
+    return [chunk for _, chunk in _read_chunk_lines(path)]
+
+
+def _read_chunk_lines(path: str | Path) -> list[tuple[int, CitedChunk]]:
+    """(line number, chunk) for every chunk record of a JSONL file (see :func:`read_chunks_jsonl`)."""
     path = Path(path)
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
@@ -569,12 +650,12 @@ def read_chunks_jsonl(path: str | Path) -> list[CitedChunk]:
         raise ValueError(f"{path}: file not found") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ValueError(f"{path}: cannot read: {exc}") from None
-    chunks: list[CitedChunk] = []
+    chunks: list[tuple[int, CitedChunk]] = []
     for no, line in enumerate(lines, 1):
         if not line.strip():
             continue
         try:
-            chunks.append(CitedChunk.from_record(json.loads(line)))
+            chunks.append((no, CitedChunk.from_record(json.loads(line))))
         except json.JSONDecodeError as exc:
             raise ValueError(f"{path}:{no}: not JSON: {exc.msg}") from None
         except ValueError as exc:
@@ -594,6 +675,65 @@ def _shows(chunk: CitedChunk, source: Source, n_header: dict[str, int]) -> bool:
         return False
     probe = source.text if source.kind == "table_cell" else (source.row_label or source.text.split(" ")[0])
     return contains_answer(chunk.text, probe)
+
+
+class ForeignChunkError(ValueError):
+    """A cited chunk that is not from the document checked; ``index`` is its position in the given chunks."""
+
+    def __init__(self, index: int, message: str) -> None:
+        super().__init__(message)
+        self.index = index
+
+
+def _same_origin(chunk: CitedChunk, doc: DoclingDocument) -> bool | None:
+    """Whether the chunk's ``meta.origin`` names ``doc``: the binary hash, else the file name, against the document's
+    origin; without one, the file name's stem against the document's name (Docling names a converted document after
+    its file). None when there is nothing to compare."""
+    origin = doc.origin
+    if origin is not None and chunk.binary_hash is not None:
+        return chunk.binary_hash == origin.binary_hash
+    if chunk.filename is None:
+        return None
+    if origin is not None:
+        return chunk.filename == origin.filename
+    return Path(chunk.filename).stem == doc.name
+
+
+def _describe(doc: DoclingDocument) -> str:
+    origin = doc.origin
+    where = f"{origin.filename}, binary_hash {origin.binary_hash}" if origin is not None else "no origin"
+    return f"{doc.name!r} ({where})"
+
+
+def _foreign_reason(chunk: CitedChunk, sources: DocumentSources) -> str | None:
+    """Why ``chunk`` is not a chunk of the document of ``sources``, or None."""
+    same = _same_origin(chunk, sources.doc)
+    if same is False:
+        said = [chunk.filename or "no filename"]
+        if chunk.binary_hash is not None:
+            said.append(f"binary_hash {chunk.binary_hash}")
+        return f"its meta.origin is {', '.join(said)}"
+    unknown = sorted(chunk.refs - sources.refs)
+    if unknown:
+        return f"{len(unknown)} of its doc item ref(s) are not in the document (e.g. {unknown[0]})"
+    if same is None and not sources.shows_its_items(chunk):
+        return "it carries no origin and its text shows none of the document's items it lists"
+    return None
+
+
+def check_chunks_belong(sources: DocumentSources, chunks: Sequence[CitedChunk]) -> None:
+    """Refuse chunks of another document, whose refs would otherwise cite whatever this document holds there.
+
+    A chunk belongs when its ``meta.origin`` names the document (see :func:`_same_origin`) and its doc item refs
+    exist in it; a chunk without an origin to compare must also show, in its text, one of the items it lists.
+
+    Raises:
+        ForeignChunkError: (a ``ValueError``) naming the first chunk that does not belong, and the document.
+    """
+    for k, chunk in enumerate(chunks):
+        reason = _foreign_reason(chunk, sources)
+        if reason is not None:
+            raise ForeignChunkError(k, f"chunk {k} is not from document {_describe(sources.doc)}: {reason}")
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -866,12 +1006,15 @@ def check_answer(
     Raises:
         TypeError: for an answer that is not a string, a document that is not a ``DoclingDocument``, or chunks that
             are not chunks.
+        ForeignChunkError: (a ``ValueError``) for a chunk of another document (see :func:`check_chunks_belong`).
     """
     spans = extract_claims(answer)
     sources = doc if isinstance(doc, DocumentSources) else DocumentSources(doc)
     if chunks is not None and (isinstance(chunks, (str, bytes)) or not isinstance(chunks, Sequence)):
         raise TypeError(f"chunks must be a sequence of chunks or None, got {type(chunks).__name__}")
     cited = [CitedChunk.from_chunk(c) for c in chunks] if chunks is not None else None
+    if cited is not None:
+        check_chunks_belong(sources, cited)
     results = _check(spans, _pool(sources, cited))
     elsewhere: list[tuple[Evidence, ...]] = [()] * len(spans)
     if cited is not None and not all(ok for ok, _ in results):
@@ -896,21 +1039,21 @@ def check_file(document: str | Path, answer: str, chunks_path: str | Path | None
 
     Raises:
         ValueError: a one-line message naming the file at fault (``convert.InputError`` for the document), also when
-            the chunks name doc items the document does not have (chunks of another document).
+            a chunk is not from this document (naming the chunks file and line).
     """
     from docling_evidence.convert import convert_path
 
     doc = convert_path(document)
-    chunks = read_chunks_jsonl(chunks_path) if chunks_path is not None else None
-    if chunks is not None:
-        known = {item.self_ref for item, _ in doc.iterate_items(with_groups=False)}
-        foreign = sorted({r for c in chunks for r in c.refs} - known)
-        if foreign:
-            raise ValueError(
-                f"{chunks_path}: {len(foreign)} doc item ref(s) not in {document} (e.g. {foreign[0]}): chunk this "
-                "document alone (docling-evidence chunk DOC -o chunks.jsonl) and pass those chunks"
-            )
-    return check_answer(answer, doc, chunks)
+    lines = _read_chunk_lines(chunks_path) if chunks_path is not None else None
+    chunks = [chunk for _, chunk in lines] if lines is not None else None
+    try:
+        return check_answer(answer, doc, chunks)
+    except ForeignChunkError as exc:
+        assert lines is not None
+        raise ValueError(
+            f"{chunks_path}:{lines[exc.index][0]}: {exc}; chunk {document} alone "
+            "(docling-evidence chunk DOC -o chunks.jsonl) and pass those chunks"
+        ) from None
 
 
 # ---------------------------------------------------------------------------------------------------------------
