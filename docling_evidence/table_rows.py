@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from docling_core.transforms.serializer.base import BaseDocSerializer
 from docling_core.types.doc import DoclingDocument, TableItem
-from docling_core.types.doc.document import RichTableCell
+from docling_core.types.doc.document import NodeItem, RichTableCell
 
 
 @dataclass(frozen=True)
@@ -61,8 +61,58 @@ class RowReader:
         return table_rows(table, self.doc, self._serializer)
 
 
-def _cell_text(cell: object, doc: DoclingDocument, serializer: BaseDocSerializer | None) -> str:
+NESTED_CELL_SEP = ", "
+"""Between the cells of one row of a table nested in a cell."""
+
+NESTED_ROW_SEP = "; "
+"""Between the rows of a table nested in a cell."""
+
+NESTED_OPEN, NESTED_CLOSE = "[", "]"
+"""Around a table nested inside a nested table's cell, so that its rows stay apart from the rows around it."""
+
+
+def _holds_table(doc: DoclingDocument, node: NodeItem) -> bool:
+    return isinstance(node, TableItem) or any(
+        isinstance(item, TableItem)
+        for item, _ in doc.iterate_items(root=node, with_groups=True, traverse_pictures=True)
+    )
+
+
+def nested_table_text(table: TableItem, doc: DoclingDocument, serializer: BaseDocSerializer | None) -> str:
+    """A table nested in a cell, flattened to one line: each cell's text once (a merged cell in its first row), cells
+    joined by :data:`NESTED_CELL_SEP`, rows by :data:`NESTED_ROW_SEP`, a table nested deeper in brackets.
+
+    Written as plain text, so that the outer table's format escapes it once: docling-core's serializers write a
+    nested table as a Markdown table of its own (whose pipes the outer row escapes again) and write the tables
+    nested inside it once more after it."""
+    by_row: dict[int, list[tuple[int, str]]] = {}
+    for cell in table.data.table_cells:
+        text = _cell_text(cell, doc, serializer, nested=True).strip()
+        if text:
+            by_row.setdefault(cell.start_row_offset_idx, []).append((cell.start_col_offset_idx, text))
+    rows = [NESTED_CELL_SEP.join(text for _, text in sorted(by_row[r])) for r in sorted(by_row)]
+    return NESTED_ROW_SEP.join(rows)
+
+
+def _node_text(node: NodeItem, doc: DoclingDocument, serializer: BaseDocSerializer | None, nested: bool) -> str:
+    """A rich cell's content: a table flattened (:func:`nested_table_text`), a group child by child, any other item
+    as ``serializer`` writes it."""
+    if isinstance(node, TableItem):
+        text = nested_table_text(node, doc, serializer)
+        return f"{NESTED_OPEN}{text}{NESTED_CLOSE}" if nested and text else text
+    if not _holds_table(doc, node) or not node.children:
+        if serializer is None:
+            serializer = rich_cell_serializer(doc)
+        return serializer.serialize(item=node).text
+    parts = (_node_text(child.resolve(doc), doc, serializer, nested) for child in node.children)
+    return " ".join(p.strip() for p in parts if p.strip())
+
+
+def _cell_text(cell: object, doc: DoclingDocument, serializer: BaseDocSerializer | None, nested: bool = False) -> str:
     if isinstance(cell, RichTableCell):
+        node = cell.ref.resolve(doc)
+        if _holds_table(doc, node):
+            return _node_text(node, doc, serializer, nested)
         return cell._get_text(doc=doc, doc_serializer=serializer)
     return getattr(cell, "text", "") or ""
 
@@ -103,7 +153,8 @@ def table_rows(table: TableItem, doc: DoclingDocument, cell_serializer: BaseDocS
     serializer decides it); a table with no such cell has no header rows, and a table made only of header rows has
     them all as body rows. A table whose cells cannot be laid on a grid
     (no rows or columns) gives empty rows. Rich cells are written by ``cell_serializer`` (default: a
-    :func:`rich_cell_serializer` made for this call; reading many tables, pass one or use :class:`RowReader`).
+    :func:`rich_cell_serializer` made for this call; reading many tables, pass one or use :class:`RowReader`), except
+    the tables nested in them, which are flattened by :func:`nested_table_text`.
     """
     data = table.data
     if data.num_rows <= 0 or data.num_cols <= 0:
