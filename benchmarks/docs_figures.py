@@ -72,8 +72,72 @@ def ci_text(ci: dict[str, Any]) -> str:
     return f"{signed(ci['diff'])} [{signed(ci['low'])}, {signed(ci['high'])}]"
 
 
+class Bench:
+    """One benchmark's results (``bench targets`` / ``bench run``) at every limit, and figures computed from them."""
+
+    def __init__(self, by_limit: dict[int, dict[str, Any]]) -> None:
+        self.by_limit = by_limit
+
+    def summary_run(self, limit: int, arm: str, method: str) -> dict[str, Any]:
+        """The stored aggregates of one arm's run."""
+        for run in self.by_limit[limit]["summary"]["runs"]:
+            if (run["arm"], run["method"], run["ranking"]) == (arm, method, RANKING):
+                return run
+        raise KeyError(f"no {arm}/{method}/{RANKING} run at limit {limit}")
+
+    def value(self, limit: int, arm: str, method: str, measure: str, subset: str = "all") -> float:
+        """One arm's measure over all questions, one question type, or ``macro_doc`` (the mean over documents)."""
+        run = self.summary_run(limit, arm, method)
+        if subset in ("all", "macro_doc"):
+            return run["overall" if subset == "all" else subset][measure]
+        return run["by_qtype"][subset][measure]
+
+    def versus(self, limit: int, arm: str, baseline: str, method: str, measure: str, subset: str = "all") -> Any:
+        """``arm - baseline``: the stored comparison against the run's baseline, else the same bootstrap."""
+        results = self.by_limit[limit]
+        if baseline == results["config"]["baseline"]:
+            wanted = (arm, method, RANKING, subset, measure)
+            for c in results["summary"]["comparisons"]:
+                if (c["arm"], c["method"], c["ranking"], c["subset"], c["measure"]) == wanted:
+                    return c["ci"]
+            raise KeyError(f"no comparison {arm}/{method}/{subset}/{measure} at limit {limit}")
+        return self._bootstrap(limit, arm, baseline, method, measure, subset)
+
+    def _bootstrap(self, limit: int, arm: str, baseline: str, method: str, measure: str, subset: str) -> Any:
+        """What ``bench report`` computes against its baseline (``summary.summarize``), against another arm."""
+        from docling_evidence.bench.stats import paired_bootstrap_ci
+
+        results = self.by_limit[limit]
+        questions = results["questions"]
+        keep = [subset == "all" or q["qtype"] == subset for q in questions]
+        a, b = (
+            [v for v, k in zip(self._per_question(limit, name, method, measure), keep, strict=True) if k]
+            for name in (arm, baseline)
+        )
+        groups = [q["doc_id"] for q, k in zip(questions, keep, strict=True) if k]
+        return paired_bootstrap_ci(a, b, groups, seed=int(results["seed"])).to_dict()
+
+    def _per_question(self, limit: int, arm: str, method: str, measure: str) -> list[float]:
+        from docling_evidence.bench.measures import question_values
+        from docling_evidence.bench.summary import run_outcomes
+
+        results = self.by_limit[limit]
+        for run in results["runs"]:
+            if (run["arm"], run["method"], run["ranking"]) == (arm, method, RANKING):
+                return [float(question_values(o)[measure]) for o in run_outcomes(run, results["questions"])]
+        raise KeyError(f"no {arm}/{method}/{RANKING} run at limit {limit}")
+
+    def cost(self, limit: int, arm: str, key: str) -> float:
+        """One arm's cost figure (``vectors``, ``tokens_indexed``, ...)."""
+        return self.by_limit[limit]["arms"][arm]["cost"][key]
+
+    def qtype_count(self, qtype: str) -> int:
+        """How many questions of one type (the same at every limit)."""
+        return self.by_limit[LIMITS[0]]["dataset"]["qtype_counts"][qtype]
+
+
 class Figures:
-    """The results files, each loaded once when first needed, and the figures computed from them."""
+    """The results files, each loaded once when first needed."""
 
     def __init__(self, results: Path = RESULTS) -> None:
         self.results = results
@@ -84,10 +148,18 @@ class Figures:
             raise FileNotFoundError(f"{path} is missing: run the command that writes it (see {Path(__file__).name})")
         return json.loads(path.read_text(encoding="utf-8"))
 
+    def _bench(self, folder: str) -> Bench:
+        return Bench({limit: self._json(f"benchmark/{folder}/limit-{limit}/results.json") for limit in LIMITS})
+
     @cached_property
-    def tatqa(self) -> dict[int, dict[str, Any]]:
-        """``bench targets`` results per limit."""
-        return {limit: self._json(f"benchmark/tatqa-dev-targets/limit-{limit}/results.json") for limit in LIMITS}
+    def tatqa(self) -> Bench:
+        """TAT-QA dev, ``docling-evidence bench targets``."""
+        return self._bench("tatqa-dev-targets")
+
+    @cached_property
+    def fixture_qa(self) -> Bench:
+        """The generated questions over the real fixtures, ``docling-evidence bench run`` (docs/benchmark.md)."""
+        return self._bench("fixtures-qa")
 
     @cached_property
     def fixtures(self) -> dict[str, Any]:
@@ -109,58 +181,12 @@ class Figures:
         """The bundled example's chunk counts (``--measure``)."""
         return self._json("example.json")
 
-    def summary_run(self, limit: int, arm: str, method: str) -> dict[str, Any]:
-        """The stored aggregates of one arm's run."""
-        for run in self.tatqa[limit]["summary"]["runs"]:
-            if (run["arm"], run["method"], run["ranking"]) == (arm, method, RANKING):
-                return run
-        raise KeyError(f"no {arm}/{method}/{RANKING} run at limit {limit}")
-
-    def value(self, limit: int, arm: str, method: str, measure: str, subset: str = "all") -> float:
-        """One arm's measure over all questions or one question type."""
-        run = self.summary_run(limit, arm, method)
-        return run["overall"][measure] if subset == "all" else run["by_qtype"][subset][measure]
-
-    def versus(self, limit: int, arm: str, baseline: str, method: str, measure: str, subset: str = "all") -> Any:
-        """``arm - baseline``: the stored comparison against ``hybrid``, else the same bootstrap over documents."""
-        results = self.tatqa[limit]
-        if baseline == results["config"]["baseline"]:
-            wanted = (arm, method, RANKING, subset, measure)
-            for c in results["summary"]["comparisons"]:
-                if (c["arm"], c["method"], c["ranking"], c["subset"], c["measure"]) == wanted:
-                    return c["ci"]
-            raise KeyError(f"no comparison {arm}/{method}/{subset}/{measure} at limit {limit}")
-        return self._bootstrap(limit, arm, baseline, method, measure, subset)
-
-    def _bootstrap(self, limit: int, arm: str, baseline: str, method: str, measure: str, subset: str) -> Any:
-        from docling_evidence.bench.stats import paired_bootstrap_ci
-
-        results = self.tatqa[limit]
-        questions = results["questions"]
-        keep = [subset == "all" or q["qtype"] == subset for q in questions]
-        a, b = (
-            [v for v, k in zip(self._per_question(limit, name, method, measure), keep, strict=True) if k]
-            for name in (arm, baseline)
-        )
-        groups = [q["doc_id"] for q, k in zip(questions, keep, strict=True) if k]
-        return paired_bootstrap_ci(a, b, groups, seed=int(results["seed"])).to_dict()
-
-    def _per_question(self, limit: int, arm: str, method: str, measure: str) -> list[float]:
-        from docling_evidence.bench.measures import question_values
-        from docling_evidence.bench.summary import run_outcomes
-
-        results = self.tatqa[limit]
-        for run in results["runs"]:
-            if (run["arm"], run["method"], run["ranking"]) == (arm, method, RANKING):
-                return [float(question_values(o)[measure]) for o in run_outcomes(run, results["questions"])]
-        raise KeyError(f"no {arm}/{method}/{RANKING} run at limit {limit}")
-
-    def cost(self, limit: int, arm: str, key: str) -> float:
-        """One arm's cost figure (``vectors``, ``tokens_indexed``, ...)."""
-        return self.tatqa[limit]["arms"][arm]["cost"][key]
-
 
 # --- renderers: one per region name --------------------------------------------------------------------------------
+
+
+HEADLINE_ARMS = ("hybrid", "hybrid-views", "evidence")
+"""The README's columns: HybridChunker, the control, ours (the differences are ours against the first two)."""
 
 
 def tatqa_headline(f: Figures) -> str:
@@ -179,25 +205,21 @@ def tatqa_headline(f: Figures) -> str:
         "|---|---:|---:|---:|---|---|",
     ]
     for limit, measure, subset, label in rows:
-        values = [
-            f"{pct(f.value(limit, arm, 'dense', measure, subset))}%" for arm in ("hybrid", "hybrid-views", "evidence")
-        ]
-        diffs = [
-            ci_text(f.versus(limit, "evidence", base, "dense", measure, subset)) for base in ("hybrid", "hybrid-views")
-        ]
+        values = [f"{pct(f.tatqa.value(limit, arm, 'dense', measure, subset))}%" for arm in HEADLINE_ARMS]
+        diffs = [ci_text(f.tatqa.versus(limit, "evidence", b, "dense", measure, subset)) for b in HEADLINE_ARMS[:2]]
         lines.append(f"| {label} | " + " | ".join(values + diffs) + " |")
     return "\n" + "\n".join(lines) + "\n"
 
 
 def tatqa_bm25(f: Figures) -> str:
     """The BM25 hit@1 gains over HybridChunker at both limits."""
-    parts = [f"{ci_text(f.versus(limit, 'evidence', 'hybrid', 'bm25', 'hit@1'))} ({limit})" for limit in LIMITS]
+    parts = [f"{ci_text(f.tatqa.versus(limit, 'evidence', 'hybrid', 'bm25', 'hit@1'))} ({limit})" for limit in LIMITS]
     return " and ".join(parts)
 
 
 def single_vector_loss(f: Figures) -> str:
     """Table-only hit@1 of our chunks with one vector each, against HybridChunker (dense, 256)."""
-    ci = f.versus(256, "evidence-single", "hybrid", "dense", "hit@1", "table")
+    ci = f.tatqa.versus(256, "evidence-single", "hybrid", "dense", "hit@1", "table")
     return f"{signed(ci['diff'])} at 256, CI [{signed(ci['low'])}, {signed(ci['high'])}]"
 
 
@@ -205,9 +227,9 @@ def tatqa_cost(f: Figures) -> str:
     """Vectors and embedded tokens against HybridChunker's."""
     ratios = []
     for limit in LIMITS:
-        ours, theirs = f.cost(limit, "evidence", "vectors"), f.cost(limit, "hybrid", "vectors")
+        ours, theirs = f.tatqa.cost(limit, "evidence", "vectors"), f.tatqa.cost(limit, "hybrid", "vectors")
         ratios.append((ours / theirs, f"{ours:,} against {theirs:,}"))
-    tokens = f.cost(256, "evidence", "tokens_indexed") / f.cost(256, "hybrid", "tokens_indexed")
+    tokens = f.tatqa.cost(256, "evidence", "tokens_indexed") / f.tatqa.cost(256, "hybrid", "tokens_indexed")
     return (
         f"{ratios[0][0]:.1f}x the vectors of HybridChunker at 256 and {ratios[1][0]:.1f}x at 512 ({ratios[0][1]}; "
         f"{ratios[1][1]}), and {tokens:.1f}x the tokens embedded at 256"
@@ -216,9 +238,9 @@ def tatqa_cost(f: Figures) -> str:
 
 def integrations_gains(f: Figures) -> str:
     """integrations.md's summary of which retrieval to use."""
-    dense = f.versus(256, "evidence", "hybrid", "dense", "hit@1")
-    bm25 = f.versus(256, "evidence", "hybrid", "bm25", "hit@1")
-    single = f.versus(256, "evidence-single", "hybrid", "dense", "hit@1", "table")
+    dense = f.tatqa.versus(256, "evidence", "hybrid", "dense", "hit@1")
+    bm25 = f.tatqa.versus(256, "evidence", "hybrid", "bm25", "hit@1")
+    single = f.tatqa.versus(256, "evidence-single", "hybrid", "dense", "hit@1", "table")
     return (
         f"{signed(dense['diff'])} hit@1 over HybridChunker at 256 tokens, and BM25 alone {signed(bm25['diff'])}. "
         f"Without views (one vector per chunk), dense retrieval loses table-only questions ({signed(single['diff'])})"
@@ -227,15 +249,14 @@ def integrations_gains(f: Figures) -> str:
 
 def benchmark_arms(f: Figures) -> str:
     """benchmark.md's table of every arm's measures, the best of each setting in bold."""
-    first = f.tatqa[LIMITS[0]]["dataset"]["qtype_counts"]
-    header = [f"hit@1 {t} (n={first[t]})" for t in QTYPES] + ["hit@1 all", *MEASURES]
+    header = [f"hit@1 {t} (n={f.tatqa.qtype_count(t)})" for t in QTYPES] + ["hit@1 all", *MEASURES]
     lines = ["| limit | method | arm | " + " | ".join(header) + " |", "|" + "---|" * (3 + len(header))]
     arms = ARMS
     for limit in LIMITS:
         for method in METHODS:
             cells = {
-                arm: [pct(f.value(limit, arm, method, "hit@1", t)) for t in (*QTYPES, "all")]
-                + [pct(f.value(limit, arm, method, m)) for m in MEASURES]
+                arm: [pct(f.tatqa.value(limit, arm, method, "hit@1", t)) for t in (*QTYPES, "all")]
+                + [pct(f.tatqa.value(limit, arm, method, m)) for m in MEASURES]
                 for arm in arms
             }
             best = [max(float(cells[arm][i]) for arm in arms) for i in range(len(header))]
@@ -252,7 +273,44 @@ def benchmark_deltas(f: Figures) -> str:
     lines = ["| limit | method | " + " | ".join(header) + " |", "|" + "---|" * (2 + len(header))]
     for limit in LIMITS:
         for method in METHODS:
-            cis = [ci_text(f.versus(limit, "evidence", "hybrid", method, m, s)) for m, s in columns]
+            cis = [ci_text(f.tatqa.versus(limit, "evidence", "hybrid", method, m, s)) for m, s in columns]
+            lines.append(f"| {limit} | {method} | " + " | ".join(cis) + " |")
+    return "\n" + "\n".join(lines) + "\n"
+
+
+FIXTURE_QTYPES = ("cell_value", "table_about")
+"""The question types the fixture QA table shows (its 4 ``context_dependent`` questions count in "all" only)."""
+
+
+def fixture_qa_arms(f: Figures) -> str:
+    """benchmark.md's table of every arm on the generated questions over the real fixtures."""
+    qa = f.fixture_qa
+    header = [f"hit@1 {t} (n={qa.qtype_count(t)})" for t in FIXTURE_QTYPES] + ["hit@1 all", *MEASURES]
+    header.append("hit@1 / ok@512, document macro")
+    lines = ["| limit | method | arm | " + " | ".join(header) + " |", "|" + "---|" * (3 + len(header))]
+    for limit in LIMITS:
+        for method in METHODS:
+            for arm in ARMS:
+                cells = [pct(qa.value(limit, arm, method, "hit@1", t)) for t in (*FIXTURE_QTYPES, "all")]
+                cells += [pct(qa.value(limit, arm, method, m)) for m in MEASURES]
+                cells.append(" / ".join(pct(qa.value(limit, arm, method, m, "macro_doc")) for m in ("hit@1", "ok@512")))
+                label = f"`{arm}`" + (" (control)" if arm == "hybrid-views" else "")
+                lines.append(f"| {limit} | {method} | {label} | " + " | ".join(cells) + " |")
+    return "\n" + "\n".join(lines) + "\n"
+
+
+def fixture_qa_deltas(f: Figures) -> str:
+    """benchmark.md's table of ``evidence`` against HybridChunker and the control on the fixture QA."""
+    measures = ("hit@1", "ok@512", "ok@1024")
+    header = [f"Δ {m} vs `hybrid`" for m in measures] + [f"Δ {m} vs control" for m in measures]
+    lines = ["| limit | method | " + " | ".join(header) + " |", "|" + "---|" * (2 + len(header))]
+    for limit in LIMITS:
+        for method in METHODS:
+            cis = [
+                ci_text(f.fixture_qa.versus(limit, "evidence", base, method, m))
+                for base in ("hybrid", "hybrid-views")
+                for m in measures
+            ]
             lines.append(f"| {limit} | {method} | " + " | ".join(cis) + " |")
     return "\n" + "\n".join(lines) + "\n"
 
@@ -308,6 +366,8 @@ RENDERERS: dict[str, Callable[[Figures], str]] = {
     "integrations-gains": integrations_gains,
     "benchmark-arms": benchmark_arms,
     "benchmark-deltas": benchmark_deltas,
+    "fixture-qa-arms": fixture_qa_arms,
+    "fixture-qa-deltas": fixture_qa_deltas,
     "fixture-speed": fixture_speed,
     "fixture-batch": fixture_batch,
     "fixture-largest": fixture_largest,

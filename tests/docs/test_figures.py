@@ -41,7 +41,7 @@ EXPECTED_REGIONS = {
     },
     "docs/integrations.md": {"integrations-gains"},
     "docs/cli.md": {"fixture-batch", "fixture-largest"},
-    "docs/benchmark.md": {"benchmark-arms", "benchmark-deltas"},
+    "docs/benchmark.md": {"benchmark-arms", "benchmark-deltas", "fixture-qa-arms", "fixture-qa-deltas"},
 }
 
 
@@ -97,6 +97,16 @@ def test_cli_chunk_counts_are_the_fixture_report(figures: object) -> None:
     text = _flat(_text("docs/cli.md"))
     assert f"{totals['chunks_evidence']} chunks, {totals['chunks_table']} of them table pieces" in text
     assert "1393 chunks" not in text
+
+
+def test_fixture_qa_rows_are_the_results(figures: object) -> None:
+    """benchmark.md's 512 dense `evidence-single` row was an earlier run's (hit@1 35.8 where the results say 34.3)."""
+    qa = figures.fixture_qa  # type: ignore[attr-defined]
+    hit = docs_figures.pct(qa.value(512, "evidence-single", "dense", "hit@1"))
+    cell = docs_figures.pct(qa.value(512, "evidence-single", "dense", "hit@1", "cell_value"))
+    row = f"| 512 | dense | `evidence-single` | {cell} | "
+    assert row in _text("docs/benchmark.md")
+    assert f" | {hit} | " in next(line for line in _text("docs/benchmark.md").splitlines() if line.startswith(row))
 
 
 def test_readme_speed_is_the_measured_ratios(figures: object) -> None:
