@@ -247,6 +247,12 @@ def integrations_gains(f: Figures) -> str:
     )
 
 
+def match_first_ok(f: Figures) -> str:
+    """integrations.md's example of delivering what matched first: table questions, ``ok@256`` at limit 512, BM25."""
+    ours, theirs = (pct(f.tatqa.value(512, arm, "bm25", "ok@256", "table")) for arm in ("evidence", "hybrid"))
+    return f"{ours}% of them (BM25; HybridChunker {theirs}%)"
+
+
 def benchmark_arms(f: Figures) -> str:
     """benchmark.md's table of every arm's measures, the best of each setting in bold."""
     header = [f"hit@1 {t} (n={f.tatqa.qtype_count(t)})" for t in QTYPES] + ["hit@1 all", *MEASURES]
@@ -364,6 +370,7 @@ RENDERERS: dict[str, Callable[[Figures], str]] = {
     "single-vector-loss": single_vector_loss,
     "tatqa-cost": tatqa_cost,
     "integrations-gains": integrations_gains,
+    "match-first-ok": match_first_ok,
     "benchmark-arms": benchmark_arms,
     "benchmark-deltas": benchmark_deltas,
     "fixture-qa-arms": fixture_qa_arms,

@@ -39,7 +39,7 @@ EXPECTED_REGIONS = {
         "dropin",
         "example-chunks",
     },
-    "docs/integrations.md": {"integrations-gains"},
+    "docs/integrations.md": {"integrations-gains", "match-first-ok"},
     "docs/cli.md": {"fixture-batch", "fixture-largest"},
     "docs/benchmark.md": {"benchmark-arms", "benchmark-deltas", "fixture-qa-arms", "fixture-qa-deltas"},
 }
