@@ -9,9 +9,11 @@ html_text = render_report(doc, chunks, chunker, source="paper.json")
 
 One HTML file per document, no external assets (inline CSS and SVG, no script). For each chunk: kind, unit id,
 part, page span, token count against the chunker's limit, and its members (caption, context, table, footnote, text)
-each marked with a coloured label. When the document has layout (items with provenance and page sizes), every page
-is drawn to scale as SVG with the members of each table unit outlined in that unit's colour, once as an overview and
-again beside each table chunk. All document text is HTML-escaped.
+each marked with a coloured label; a table member shows its column labels in column order. When the document has
+layout (items with provenance and page sizes), every page is drawn to scale as SVG with the members of each table
+unit outlined in that unit's colour, once as an overview and again beside each table chunk; a click on a drawn page
+enlarges it to the window's height (a CSS ``:target`` overlay: the page's figure is the link's target) and the close
+mark or a click beside it goes back. All document text is HTML-escaped.
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ from typing import TYPE_CHECKING, Any
 
 from docling_evidence.listing import rows_text
 from docling_evidence.safe_write import write_text
+from docling_evidence.table_format import column_label
+from docling_evidence.table_rows import RowReader
 
 if TYPE_CHECKING:
     from docling_core.transforms.chunker.base import BaseChunker
@@ -74,6 +78,14 @@ overflow:hidden}.tok i{display:block;height:100%;background:#10b981}.tok.over i{
 ul.members{list-style:none;margin:4px 0;padding:0}ul.members li{margin:2px 0;overflow:hidden;text-overflow:ellipsis;
 white-space:nowrap}details pre{white-space:pre-wrap;background:#f9fafb;border:1px solid #e5e7eb;padding:6px;
 font-size:12px;max-height:24em;overflow:auto}.muted{color:#6b7280}code{font-size:12px}
+.page>a.open{display:block;cursor:zoom-in}.page>a.close{display:none}
+.page:target{position:fixed;inset:0;z-index:10;margin:0;padding:12px 48px 8px;border:0;background:rgba(17,24,39,.9);
+display:flex;flex-direction:column;align-items:center;justify-content:center}
+.page:target>a.open{position:relative;z-index:1;cursor:default;pointer-events:none}
+.page:target svg{width:auto;height:calc(100vh - 56px);max-width:calc(100vw - 96px)}
+.page:target figcaption{position:relative;z-index:1;color:#f9fafb;font-size:14px;margin-top:4px}
+.page:target>a.close{display:block;position:absolute;inset:0;cursor:zoom-out;color:#fff;text-decoration:none}
+.page>a.close span{position:absolute;top:6px;right:16px;font-size:32px;line-height:1}
 """
 
 
@@ -123,14 +135,32 @@ def _members(doc: DoclingDocument, chunk: Any) -> list[tuple[str, Any]]:
     return [(roles.get(r, "text"), items[r]) for r in refs]
 
 
-def _item_summary(item: Any) -> str:
-    from docling_core.types.doc import TableItem
+class _Summaries:
+    """One line per member item; a table's is its size and its column labels in column order (the header rows, or
+    its first row, as :mod:`docling_evidence.table_rows` reads them), each table read once per report."""
 
-    if isinstance(item, TableItem):
-        data = item.data
-        first = " | ".join(c.text for c in data.table_cells if c.start_row_offset_idx == 0)[:160]
-        return f"table {data.num_rows}×{data.num_cols}: {first}"
-    return getattr(item, "text", "") or getattr(item, "label", "")
+    def __init__(self, doc: DoclingDocument) -> None:
+        self._rows = RowReader(doc)
+        self._tables: dict[str, str] = {}
+
+    def __call__(self, item: Any) -> str:
+        """The item's summary line (a text item's text, else its label)."""
+        from docling_core.types.doc import TableItem
+
+        if not isinstance(item, TableItem):
+            return getattr(item, "text", "") or getattr(item, "label", "")
+        if item.self_ref not in self._tables:
+            self._tables[item.self_ref] = self._table(item)
+        return self._tables[item.self_ref]
+
+    def _table(self, table: Any) -> str:
+        rows = self._rows(table)
+        if rows.header:
+            labels = [column_label(rows.header, c) for c in range(rows.num_cols)]
+        else:
+            labels = list(rows.body[0]) if rows.body else []
+        shown = [t for k, t in enumerate(labels) if t and (k == 0 or t != labels[k - 1])]  # a merged cell once
+        return f"table {table.data.num_rows}×{table.data.num_cols}: " + " | ".join(shown)[:160]
 
 
 def _drawable(doc: DoclingDocument, page_no: int) -> bool:
@@ -149,7 +179,12 @@ def non_finite_boxes(doc: DoclingDocument) -> int:
     )
 
 
-def _boxes(doc: DoclingDocument, members: Iterable[tuple[str, Any]], notes: dict[str, str] | None = None) -> list[_Box]:
+def _boxes(
+    doc: DoclingDocument,
+    members: Iterable[tuple[str, Any]],
+    summary: _Summaries,
+    notes: dict[str, str] | None = None,
+) -> list[_Box]:
     """The members' boxes on drawable pages; boxes with a non-finite coordinate are skipped (flagged by the caller).
     ``notes``: text drawn after the unit's tag for some items (``self_ref`` -> note)."""
     boxes = []
@@ -161,7 +196,7 @@ def _boxes(doc: DoclingDocument, members: Iterable[tuple[str, Any]], notes: dict
             bb = prov.bbox.to_top_left_origin(page_height=doc.pages[prov.page_no].size.height)
             if not all(math.isfinite(v) for v in (bb.l, bb.t, bb.r, bb.b)):
                 continue
-            boxes.append(_Box(prov.page_no, bb.l, bb.t, bb.r, bb.b, role, _excerpt(_item_summary(item), 120), note))
+            boxes.append(_Box(prov.page_no, bb.l, bb.t, bb.r, bb.b, role, _excerpt(summary(item), 120), note))
     return boxes
 
 
@@ -191,7 +226,6 @@ def _page_svg(
                 f'<rect x="{b.left:.1f}" y="{b.top:.1f}" width="{b.right - b.left:.1f}" '
                 f'height="{b.bottom - b.top:.1f}" fill="#e5e7eb" stroke="#d1d5db" stroke-width="0.5"/>'
             )
-    stroke = max(1.2, 2.0 / scale)
     for colour, tag, boxes in highlights:
         for b in boxes:
             if b.page != page_no:
@@ -200,7 +234,9 @@ def _page_svg(
             parts.append(
                 f'<rect x="{b.left:.1f}" y="{b.top:.1f}" width="{b.right - b.left:.1f}" '
                 f'height="{b.bottom - b.top:.1f}" fill="{colour}" fill-opacity="0.13" stroke="{colour}" '
-                f'stroke-width="{stroke:.1f}"{dash}><title>{_esc(tag)} · {_esc(b.role)}: {_esc(b.label)}</title></rect>'
+                # screen pixels, so that an enlarged page keeps thin outlines
+                f'stroke-width="2" vector-effect="non-scaling-stroke"{dash}>'
+                f"<title>{_esc(tag)} · {_esc(b.role)}: {_esc(b.label)}</title></rect>"
             )
         first = next((b for b in boxes if b.page == page_no and b.role == "table"), None)
         if first is not None:
@@ -212,6 +248,17 @@ def _page_svg(
             )
     parts.append("</svg>")
     return "".join(parts)
+
+
+def _page_figure(svg: str, page_no: int, figure_id: str, back: str) -> str:
+    """A drawn page that a click enlarges: the figure is its own link's ``:target`` (see the CSS); the close link,
+    shown only while enlarged and covering the backdrop, goes back to ``back`` (the section's id)."""
+    return (
+        f'<figure class="page" id="{_esc(figure_id)}"><a class="open" href="#{_esc(figure_id)}" '
+        f'title="page {page_no}: click to enlarge">{svg}</a><figcaption>page {page_no}</figcaption>'
+        f'<a class="close" href="#{_esc(back)}" title="close" aria-label="close the enlarged page {page_no}">'
+        "<span>×</span></a></figure>"
+    )
 
 
 def _role_badge(role: str) -> str:
@@ -235,14 +282,13 @@ def _token_bar(tokens: int | None, limit: int | None) -> str:
     )
 
 
-def _members_list(members: Sequence[tuple[str, Any]]) -> str:
+def _members_list(members: Sequence[tuple[str, Any]], summary: _Summaries) -> str:
     rows = []
     for role, item in members:
         label = getattr(item, "label", "")
         label_txt = getattr(label, "value", label)
         rows.append(
-            f'<li>{_role_badge(role)} <span class="muted">{_esc(label_txt)}</span> '
-            f"{_esc(_excerpt(_item_summary(item)))}</li>"
+            f'<li>{_role_badge(role)} <span class="muted">{_esc(label_txt)}</span> {_esc(_excerpt(summary(item)))}</li>'
         )
     return '<ul class="members">' + "".join(rows) + "</ul>"
 
@@ -312,8 +358,10 @@ def render_report(
     # a table continued over pages is one unit of several TableItems: each part is labelled "part k/n"
     parts = {uid: [r for r, (role, _) in u.members.items() if role == "table"] for uid, u in units.items()}
     notes = {r: f"part {k + 1}/{len(p)}" for p in parts.values() if len(p) > 1 for k, r in enumerate(p)}
-    unit_boxes = {uid: _boxes(doc, u.members.values(), notes) if layout else [] for uid, u in units.items()}
-    background = _boxes(doc, (("text", it) for it, _ in doc.iterate_items(with_groups=False))) if layout else []
+    summary = _Summaries(doc)
+    unit_boxes = {uid: _boxes(doc, u.members.values(), summary, notes) if layout else [] for uid, u in units.items()}
+    items = (("text", it) for it, _ in doc.iterate_items(with_groups=False))
+    background = _boxes(doc, items, summary) if layout else []
 
     settings = []
     for attr in ("table_format", "bbox_threshold"):
@@ -334,17 +382,18 @@ def render_report(
         '<p class="legend">Members: '
         + "".join(_role_badge(r) for r in _ROLE_ORDER)
         + ' <em class="muted">Page boxes: one colour per table unit (dashed: context paragraph); grey: other items.'
+        " Click a page to enlarge it."
         "</em></p>",
     ]
     if citations is not None:
         out.append(citations_section(doc, citations, page_width, background if layout else []))
     if layout:
-        out.append('<h2>Pages</h2><div class="pages">')
+        out.append('<h2>Pages</h2><div class="pages" id="pages">')
         highlights = [(u.colour, u.tag, unit_boxes[uid]) for uid, u in units.items()]
         for page_no in sorted(doc.pages):
             if _drawable(doc, page_no):
                 svg = _page_svg(doc, page_no, page_width, background, highlights)
-                out.append(f'<figure class="page">{svg}<figcaption>page {page_no}</figcaption></figure>')
+                out.append(_page_figure(svg, page_no, f"page-{page_no}", "pages"))
         out.append("</div>")
         if bad := non_finite_boxes(doc):
             message = f"{bad} bounding box(es) with a NaN or infinite coordinate are not drawn"
@@ -369,8 +418,7 @@ def render_report(
             thumbs = (
                 '<div class="thumbs">'
                 + "".join(
-                    f'<figure class="page">{_page_svg(doc, p, thumb_width, background, mine)}'
-                    f"<figcaption>page {p}</figcaption></figure>"
+                    _page_figure(_page_svg(doc, p, thumb_width, background, mine), p, f"{unit.tag}-page-{p}", unit.tag)
                     for p in sorted({b.page for b in unit_boxes[uid]})
                 )
                 + "</div>"
@@ -381,7 +429,8 @@ def render_report(
             f"{len(unit.pieces)} piece{'s' if len(unit.pieces) > 1 else ''} · {_esc(_pages_text(span))}"
             + (f" · continued table: {len(parts[uid])} parts" if len(parts[uid]) > 1 else "")
             + "</h3>"
-            f"{_caption_line(first)}{_members_list(list(unit.members.values()))}{pieces}</div>{thumbs}</section>"
+            f"{_caption_line(first)}{_members_list(list(unit.members.values()), summary)}{pieces}</div>"
+            f"{thumbs}</section>"
         )
 
     out.append(f"<h2>All chunks in reading order ({len(chunks)})</h2>")
@@ -400,7 +449,7 @@ def render_report(
             head.append(rows_text(meta.rows))
         head.append(_esc(_pages_text(list(getattr(meta, "page_span", []) or []))))
         head.append(_token_bar(tokens[index], limit))
-        body = (_caption_line(meta) if kind == "table" else "") + _members_list(members)
+        body = (_caption_line(meta) if kind == "table" else "") + _members_list(members, summary)
         body += f"<details><summary>Chunk text (contextualized)</summary><pre>{_esc(texts[index])}</pre></details>"
         colour = unit.colour if unit is not None else "#9ca3af"
         out.append(
@@ -454,8 +503,7 @@ def citations_section(doc: DoclingDocument, report: Any, page_width: int = 200, 
         )
     pages = sorted({b.page for _c, _t, boxes in highlights for b in boxes})
     figures = "".join(
-        f'<figure class="page">{_page_svg(doc, p, page_width, background, highlights)}'
-        f"<figcaption>page {p}</figcaption></figure>"
+        _page_figure(_page_svg(doc, p, page_width, background, highlights), p, f"cite-page-{p}", "citations")
         for p in pages
         if _drawable(doc, p)
     )
@@ -464,5 +512,6 @@ def citations_section(doc: DoclingDocument, report: Any, page_width: int = 200, 
     return (
         f"<h2>Citations ({n_ok} of {len(report.claims)} claims supported by {scope})</h2>"
         f"<p>{_esc(_excerpt(report.answer, 400))}</p>"
-        f'<ul class="members">{"".join(rows)}</ul>' + (f'<div class="pages">{figures}</div>' if figures else "")
+        f'<ul class="members" id="citations">{"".join(rows)}</ul>'
+        + (f'<div class="pages">{figures}</div>' if figures else "")
     )

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import os
+import random
 import re
 import shutil
 import subprocess
 import sys
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
@@ -19,6 +21,8 @@ from docling_core.types.doc import (
     Size,
 )
 from docs_builder import table_data
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from docling_evidence import EvidenceChunker
@@ -162,3 +166,113 @@ def test_screenshot_script_renders_the_report(one_page_fixture: Path, tmp_path: 
     width, height = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
     assert (width, height) == (800, 600)
     assert len(data) > 20_000  # a blank page compresses to a few KB
+
+
+class _Elements(HTMLParser):
+    """Every start tag with its attributes and the tags it sits in (the report's DOM, enough for structure checks)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.elements: list[tuple[str, dict[str, str], tuple[str, ...]]] = []
+        self._open: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.elements.append((tag, {k: v or "" for k, v in attrs}, tuple(self._open)))
+        if tag not in ("meta", "rect", "br", "img"):
+            self._open.append(tag)
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.elements.append((tag, {k: v or "" for k, v in attrs}, tuple(self._open)))
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in self._open:
+            while self._open.pop() != tag:
+                pass
+
+
+def _dom(page: str) -> _Elements:
+    parser = _Elements()
+    parser.feed(page)
+    return parser
+
+
+def _figures(page: str) -> list[str]:
+    return re.findall(r'<figure class="page".*?</figure>', page, flags=re.S)
+
+
+def _member_summaries(page: str) -> list[str]:
+    return re.findall(r'<span class="muted">table</span> (table [^<]*)</li>', page)
+
+
+def test_every_drawn_page_enlarges_on_click_and_closes_back_to_its_section(one_page_fixture: Path) -> None:
+    doc = DoclingDocument.load_from_json(one_page_fixture)
+    chunker = EvidenceChunker()
+    chunks = list(chunker.chunk(doc))
+    from docling_evidence.cite import check_answer
+
+    page = render_report(doc, chunks, chunker, citations=check_answer("The model reaches 98.5.", doc))
+    ids = [attrs["id"] for _tag, attrs, _in in _dom(page).elements if "id" in attrs]
+    assert len(ids) == len(set(ids))
+    figures = _figures(page)
+    # the overview, the table units' cards and the citations each draw their pages
+    assert len(figures) >= len(doc.pages) + 1 and page.count("<svg") == len(figures)
+    for figure in figures:
+        elements = _dom(figure).elements
+        fig_id = elements[0][1]["id"]
+        links = {attrs["class"]: (attrs["href"], inside) for tag, attrs, inside in elements if tag == "a"}
+        # a click on the drawing makes the figure the document's :target ...
+        assert links["open"][0] == f"#{fig_id}"
+        assert any(tag == "svg" and inside[-1] == "a" for tag, _attrs, inside in elements)
+        # ... and the close link goes back to the section the page was drawn in
+        assert links["close"][0][1:] in ids and links["close"][0] != f"#{fig_id}"
+    css = page[page.index("<style>") : page.index("</style>")]
+    assert ".page:target{position:fixed;inset:0" in css and ".page:target svg{width:auto;height:calc(100vh" in css
+    assert "<script" not in page  # plain HTML and CSS: the report stays script-free
+
+
+def test_enlarged_outlines_stay_thin() -> None:
+    doc = _hostile_document()
+    chunker = EvidenceChunker()
+    page = render_report(doc, list(chunker.chunk(doc)), chunker)
+    unit_outlines = re.findall(r"<rect [^>]*fill-opacity[^>]*>", page)
+    # drawn in screen pixels: a page enlarged to the window's height keeps 2-pixel outlines
+    assert unit_outlines and all('stroke-width="2" vector-effect="non-scaling-stroke"' in r for r in unit_outlines)
+
+
+def test_table_member_lists_header_cells_in_column_order() -> None:
+    doc = DoclingDocument(name="order")
+    data = table_data([["Model", "Dataset", "Simple", "TEDS Complex", "All"]], [["EDD", "PTN", "91.1", "88.7", "89.9"]])
+    # Docling stores cells in detection order, not grid order
+    data.table_cells = [data.table_cells[i] for i in (0, 3, 1, 2, 4, 5, 6, 7, 8, 9)]
+    doc.add_table(data=data)
+    chunker = EvidenceChunker()
+    page = render_report(doc, list(chunker.chunk(doc)), chunker)
+    summaries = _member_summaries(page)
+    assert summaries and set(summaries) == {"table 2×5: Model | Dataset | Simple | TEDS Complex | All"}
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    st.lists(st.text(alphabet="abcdefghij", min_size=1, max_size=6), min_size=1, max_size=6, unique=True),
+    st.integers(0, 2),
+    st.randoms(use_true_random=False),
+)
+def test_header_summary_ignores_storage_order(labels: list[str], n_body: int, rnd: random.Random) -> None:
+    doc = DoclingDocument(name="shuffled")
+    data = table_data([labels], [[f"{r}{c}" for c in range(len(labels))] for r in range(n_body)])
+    rnd.shuffle(data.table_cells)
+    doc.add_table(data=data)
+    chunker = EvidenceChunker()
+    summaries = _member_summaries(render_report(doc, list(chunker.chunk(doc)), chunker))
+    assert set(summaries) == {f"table {1 + n_body}×{len(labels)}: " + " | ".join(labels)}
+
+
+def test_fixture_table_header_in_column_order(shared_dir: Path) -> None:
+    path = shared_dir / "fixtures" / "docling" / "2203.01017v2.json"
+    if not path.is_file():
+        pytest.skip(f"{path} is missing")
+    doc = DoclingDocument.load_from_json(path)
+    chunker = EvidenceChunker()
+    summaries = set(_member_summaries(render_report(doc, list(chunker.chunk(doc)), chunker)))
+    assert "table 11×5: Model | Dataset | Simple | TEDS Complex | All" in summaries
+    assert not any("Model | TEDS Complex" in s for s in summaries)
