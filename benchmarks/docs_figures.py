@@ -236,6 +236,18 @@ def tatqa_cost(f: Figures) -> str:
     )
 
 
+def views_cost(f: Figures) -> str:
+    """Vectors with views against one per chunk and against HybridChunker's, at both limits."""
+
+    def ratios(baseline: str, key: str) -> str:
+        low, high = (
+            f.tatqa.cost(limit, "evidence", "vectors") / f.tatqa.cost(limit, baseline, key) for limit in LIMITS
+        )
+        return f"{low:.1f}x to {high:.1f}x"
+
+    return f"{ratios('evidence', 'chunks')} the vectors of one per chunk, {ratios('hybrid', 'vectors')} HybridChunker's"
+
+
 def integrations_gains(f: Figures) -> str:
     """integrations.md's summary of which retrieval to use."""
     dense = f.tatqa.versus(256, "evidence", "hybrid", "dense", "hit@1")
@@ -369,6 +381,7 @@ RENDERERS: dict[str, Callable[[Figures], str]] = {
     "tatqa-bm25": tatqa_bm25,
     "single-vector-loss": single_vector_loss,
     "tatqa-cost": tatqa_cost,
+    "views-cost": views_cost,
     "integrations-gains": integrations_gains,
     "match-first-ok": match_first_ok,
     "benchmark-arms": benchmark_arms,

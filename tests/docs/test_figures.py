@@ -35,6 +35,7 @@ EXPECTED_REGIONS = {
         "tatqa-bm25",
         "single-vector-loss",
         "tatqa-cost",
+        "views-cost",
         "fixture-speed",
         "dropin",
         "example-chunks",
