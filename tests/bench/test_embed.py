@@ -144,6 +144,7 @@ def test_cached_embedder_embeds_each_text_once_across_processes_sharing_a_folder
     a = first.encode_passages(["ab", "c", "ab"])
     assert inner.seen == ["ab", "c"]
     assert first.encode_queries(["ab"])[0][0] == -1.0  # queries and passages are cached apart
+    first.flush()
     again = _Counting()
     second = CachedEmbedder(again, tmp_path)  # a later run reads the shards the first one wrote
     assert np.array_equal(second.encode_passages(["ab", "c", "ab"]), a)
