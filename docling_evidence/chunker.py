@@ -8,7 +8,7 @@ import os
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from docling_core.transforms.chunker import BaseChunk, BaseChunker, DocChunk
 from docling_core.transforms.chunker.tokenizer.base import BaseTokenizer
@@ -19,6 +19,7 @@ from pydantic import ConfigDict, Field, PrivateAttr, field_validator, model_vali
 from docling_evidence.doc_index import DocIndex, build_index, rich_cell_content
 from docling_evidence.layout import page_span
 from docling_evidence.meta import EvidenceChunk, EvidenceMeta, MemberRole
+from docling_evidence.pack.lines import peer_line_roles, piece_line_roles
 from docling_evidence.peers import Peers, section_peers
 from docling_evidence.serializer import EvidenceSerializerProvider, table_layout
 from docling_evidence.split import (
@@ -49,6 +50,10 @@ from docling_evidence.views import (
     sentence_views,
     shown_sentences,
 )
+
+if TYPE_CHECKING:
+    from docling_evidence.pack.evidence import PackedEvidence
+    from docling_evidence.pack.packer import PackMemo
 
 _log = logging.getLogger(__name__)
 
@@ -246,6 +251,7 @@ class EvidenceChunker(BaseChunker):
     views: bool = True
 
     _memo: MemoTokenizer | None = PrivateAttr(default=None)
+    _pack_memo: PackMemo | None = PrivateAttr(default=None)  # token counts and readings reused across queries
 
     @model_validator(mode="before")
     @classmethod
@@ -494,6 +500,11 @@ class EvidenceChunker(BaseChunker):
                 "doc_items": [*before, *chunk.meta.doc_items, *after],
                 "roles": {**chunk.meta.roles, **{it.self_ref: "text" for it in (*before, *after)}},
                 "views": [*chunk.meta.views, *peer_views],
+                "line_roles": [
+                    *peer_line_roles([(item_text(p), index.items[p].self_ref) for p in peers.before], before=True),
+                    *chunk.meta.line_roles,
+                    *peer_line_roles([(item_text(p), index.items[p].self_ref) for p in peers.after], before=False),
+                ],
             }
         )
         meta.page_span = page_span(meta.doc_items)
@@ -567,6 +578,8 @@ class EvidenceChunker(BaseChunker):
         chunks = [
             self._piece_chunk(unit, piece, k, len(pieces), headings, context, index) for k, piece in enumerate(pieces)
         ]
+        for chunk, piece in zip(chunks, pieces, strict=True):
+            chunk.meta.line_roles = _line_roles(unit, piece, parts)
         if self.views:
             caption = unit.caption.text.strip() if unit.caption else ""
             # the table as a whole is asked about by its caption: that view finds the piece the table starts in
@@ -595,6 +608,41 @@ class EvidenceChunker(BaseChunker):
             label, values = row_view_parts(rows, row, view_cols, cell_text)
             views.extend(fitted_row_views(label, values, one_line(caption), fits))
         return views
+
+    def pack(
+        self,
+        query: str,
+        ranked: Sequence[BaseChunk],
+        budget: int,
+        *,
+        scorer: Callable[[str, Sequence[str]], Sequence[float]] | None = None,
+    ) -> PackedEvidence:
+        """Pack the evidence for ``query`` from retrieved chunks into ``budget`` tokens (docs/packing.md).
+
+        Args:
+            query: the question.
+            ranked: the retrieval result, best first: chunks as ``chunk()`` made them (also after a JSON round trip),
+                or any docling-core chunks (HybridChunker's: sentences and whole rows are selected from them too).
+            budget: tokens of ``self.tokenizer.count_tokens``; the packed text never has more.
+            scorer: ``scorer(query, texts) -> scores`` (higher is better, e.g. an embedder's cosine); default: shared
+                content words and numbers, no model (:func:`docling_evidence.pack.scoring.lexical_scorer`).
+
+        Returns:
+            :class:`~docling_evidence.pack.evidence.PackedEvidence`: ``.text`` (``str(packed)``) for the LLM, and per
+            unit or chunk, in ranking order, what it holds for citing (unit_id, doc refs, rows, sentence spans, pages,
+            boxes). A table unit gives its caption, the header with any row, the rows and explaining sentences that
+            match, and the footnotes that change what its numbers mean; a text chunk its best sentences.
+
+        Raises:
+            TypeError: for a query that is not a str, ``ranked`` that is not a sequence of chunks, or a scorer that is
+                not callable.
+            ValueError: for a budget that is not an int or is below 1.
+        """
+        from docling_evidence.pack.packer import PackMemo, pack
+
+        if self._pack_memo is None:
+            self._pack_memo = PackMemo()
+        return pack(query, ranked, budget, count=self.tokenizer.count_tokens, scorer=scorer, memo=self._pack_memo)
 
     def contextualize_views(self, chunk: BaseChunk) -> list[str]:
         """The texts to embed as extra vectors of ``chunk``, one per entry of its ``meta.views`` (rows, sentences).
@@ -732,6 +780,23 @@ class EvidenceChunker(BaseChunker):
             size = max(1, size - max(1, size // 16))
         _log.warning("a text chunk over %d tokens was cut into %d pieces", self.max_tokens, len(out))
         return out
+
+
+def _line_roles(unit: EvidenceUnit, piece: Piece, parts: UnitParts) -> list[str]:
+    """``EvidenceMeta.line_roles`` of a piece: what each line of its text shows (:mod:`docling_evidence.pack.lines`)."""
+    context = (*unit.context_before, *unit.context_after)
+    prose = {text: f"context {context[i].self_ref}" for i, text in piece.context_shown}
+    prose.update({f.text.strip(): f"footnote {f.self_ref}" for f in unit.footnotes if f.text.strip()})
+    return piece_line_roles(
+        piece.text,
+        caption=parts.caption,
+        caption_shown=piece.has_caption,
+        prose=prose,
+        rows=[row for row, _, _ in piece.row_slices],
+        has_header=piece.has_header,
+        open_lines=len(parts.fmt.open_lines()),
+        close_lines=len(parts.fmt.close_lines()),
+    )
 
 
 def _context_text(unit: EvidenceUnit, k: int, item_text: Any, index: DocIndex) -> str:

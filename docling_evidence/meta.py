@@ -28,6 +28,7 @@ EVIDENCE_FIELDS: tuple[str, ...] = (
     "rows",
     "context_spans",
     "views",
+    "line_roles",
 )
 """The fields ``EvidenceMeta`` adds to docling-core's ``DocMeta`` (kept out of the embedded and LLM text)."""
 
@@ -71,6 +72,16 @@ class EvidenceMeta(DocMeta):
             " part of a row) it shows, '<row label>: <column> = <value>; ...'"
             " under the caption line when it fits, then one per sentence of the context and section paragraphs it"
             " shows; for a text chunk of two or more sentences, one per sentence. Empty with views=False."
+        ),
+    )
+
+    line_roles: list[str] = Field(
+        default_factory=list,
+        description=(
+            "For a table piece, one tag per line of `text` (text.split('\\n')): 'caption', 'header', 'frame',"
+            " 'row <i>' (body row i of the unit), or 'context <ref>' / 'footnote <ref>' / 'text <ref>' (a line of"
+            " that doc item's text); lets a reader select rows and sentences without re-parsing the text"
+            " (docling_evidence.pack). Empty for text chunks."
         ),
     )
 

@@ -1,0 +1,412 @@
+"""Budgeted selection: the rows and sentences that answer the query, with what makes them readable, in ranking order.
+
+The retrieved chunks are read (``segments``) and grouped by unit, each unit once, at its first rank; pieces of a unit
+found later in the ranking join its block. Every row, sentence and footnote is scored against the query (one scorer
+call), and taken best first (a unit's rank lowers its scores a little, so among equals the better-ranked unit wins)
+while the budget allows: a row comes with its unit's caption and header lines, and with the footnotes that change
+what its numbers mean (units, scale, currency, percentages, restatements), or not at all; a sentence of a table unit comes with the
+caption when it fits. What scores nothing fills what is left, in ranking and reading order. The text is counted
+exactly at the end and trimmed, last taken first, if the estimate was short.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from docling_evidence.pack.evidence import PackedBlock, PackedBox, PackedEvidence, PackedRow, PackedSentence
+from docling_evidence.pack.scoring import Scorer, checked_scores, lexical_scorer
+from docling_evidence.pack.segments import Reading, Row, Sentence, at_rank, read_chunk
+
+RANK_DISCOUNT = 0.1
+"""A unit's scores are divided by ``1 + RANK_DISCOUNT * rank``: the retriever's order breaks near ties."""
+
+MAX_COUNT_MEMO = 50_000
+"""Token counts kept between calls (per chunker); the memo is cleared when it grows past this."""
+
+MEANING = re.compile(
+    r"\b(?:in\s+(?:millions|thousands|billions|hundreds|crores|lakhs)|millions?|thousands?|billions?|per\s?cent"
+    r"|percent(?:age)?s?|restated|unaudited|currency|denominated|expressed\s+in|amounts?\s+(?:are\s+)?in|units?"
+    r"|USD|EUR|GBP|JPY|KSh|RMB|CHF)\b|[%$€£¥]",
+    re.IGNORECASE,
+)
+"""A footnote matching this changes what the table's numbers mean: it goes with the rows."""
+
+BLOCK_JOIN = "\n\n"
+LINE_JOIN = "\n"
+SENTENCE_JOIN = " "
+GAP_JOIN = " … "
+
+
+@dataclass
+class _Unit:
+    """The merged readings of one unit (or of one chunk without a unit), in ranking order."""
+
+    order: int
+    readings: list[Reading]
+    caption: str | None = None
+    rows: dict[tuple[Any, ...], Row] = field(default_factory=dict)
+    sentences: dict[tuple[Any, ...], Sentence] = field(default_factory=dict)
+    footnotes: dict[str, Sentence] = field(default_factory=dict)
+
+    @property
+    def first(self) -> Reading:
+        return self.readings[0]
+
+    def add(self, reading: Reading) -> None:
+        self.readings.append(reading)
+        if self.caption is None and reading.caption:
+            self.caption = reading.caption
+        for row in reading.rows:
+            known = self.rows.get(row.key)
+            if known is None:
+                self.rows[row.key] = row
+            elif row.triplets:  # a triplet row cut over two chunks: its triplets joined, each once
+                merged = tuple(dict.fromkeys((*known.triplets, *row.triplets)))
+                self.rows[row.key] = Row(". ".join(merged), known.label, None, (), "triplets", known.key, merged)
+        for s in reading.sentences:
+            self.sentences.setdefault((s.ref, s.span) if s.span else (s.role, s.text), s)
+        for f in reading.footnotes:
+            self.footnotes.setdefault(f.text, f)
+
+
+@dataclass(frozen=True)
+class _Cand:
+    unit: int
+    kind: Literal["row", "sentence", "footnote"]
+    item: Any
+    pos: int
+
+
+@dataclass
+class _State:
+    caption: bool = False
+    headers: set[tuple[str, ...]] = field(default_factory=set)
+    rows: list[Row] = field(default_factory=list)
+    sentences: list[Sentence] = field(default_factory=list)
+    footnotes: list[Sentence] = field(default_factory=list)
+    score: float = 0.0
+
+
+def validate(query: Any, ranked: Any, budget: Any) -> None:
+    """The calling form's checks: ``TypeError`` for wrong types, ``ValueError`` for a budget below 1."""
+    if not isinstance(query, str):
+        raise TypeError(f"query must be a str, got {type(query).__name__}")
+    if isinstance(ranked, (str, bytes)) or not isinstance(ranked, Sequence):
+        raise TypeError(f"ranked must be a sequence of chunks (best first), got {type(ranked).__name__}")
+    for k, chunk in enumerate(ranked):
+        if not isinstance(getattr(chunk, "text", None), str):
+            raise TypeError(f"ranked[{k}] is not a chunk (no str 'text'): {type(chunk).__name__}")
+    if isinstance(budget, bool) or not isinstance(budget, int):
+        raise ValueError(f"budget must be an int number of tokens, got {budget!r}")
+    if budget < 1:
+        raise ValueError(f"budget must be at least 1 token, got {budget}")
+
+
+def pack(
+    query: str,
+    ranked: Sequence[Any],
+    budget: int,
+    *,
+    count: Callable[[str], int],
+    scorer: Scorer | None = None,
+    memo: PackMemo | None = None,
+) -> PackedEvidence:
+    """Pack the evidence of ``ranked`` (best first) for ``query`` within ``budget`` tokens of ``count``.
+
+    ``memo``: token counts and chunk readings to reuse between calls (a chunker keeps one). See
+    ``EvidenceChunker.pack``.
+
+    Raises:
+        TypeError: for a query that is not a str, ``ranked`` that is not a sequence of chunks, a scorer that returns
+            something other than numbers.
+        ValueError: for a budget that is not an int or is below 1; a scorer that does not return one score per text.
+    """
+    validate(query, ranked, budget)
+    if scorer is not None and not callable(scorer):
+        raise TypeError(f"scorer must be callable as scorer(query, texts), got {type(scorer).__name__}")
+    memo = memo if memo is not None else PackMemo()
+    memo.trim()
+    units = _units([memo.reading(chunk, k) for k, chunk in enumerate(ranked)])
+    cands = _candidates(units)
+    scores = checked_scores(scorer or lexical_scorer, query, [_score_text(c) for c in cands])
+    packer = _Packer(units, budget, _Counter(count, memo.counts))
+    order = sorted(
+        range(len(cands)),
+        key=lambda i: (-max(scores[i], 0.0) / (1 + RANK_DISCOUNT * cands[i].unit), cands[i].unit, cands[i].pos),
+    )
+    for i in order:
+        packer.offer(cands[i], scores[i])
+    return packer.result(query, len(cands))
+
+
+class PackMemo:
+    """What :func:`pack` can reuse between queries: token counts by text, and the reading of each chunk object (kept
+    with the chunk, so an id is never mistaken for another object's). Cleared past :data:`MAX_COUNT_MEMO` entries."""
+
+    def __init__(self) -> None:
+        self.counts: dict[str, int] = {}
+        self.readings: dict[int, tuple[Any, Reading]] = {}
+
+    def trim(self) -> None:
+        """Forget everything once either table grows past :data:`MAX_COUNT_MEMO` entries."""
+        if len(self.counts) > MAX_COUNT_MEMO or len(self.readings) > MAX_COUNT_MEMO:
+            self.counts.clear()
+            self.readings.clear()
+
+    def reading(self, chunk: Any, rank: int) -> Reading:
+        """``read_chunk(chunk, rank)``, read once per chunk object."""
+        cached = self.readings.get(id(chunk))
+        if cached is not None and cached[0] is chunk:
+            return at_rank(cached[1], rank)
+        reading = read_chunk(chunk, rank)
+        self.readings[id(chunk)] = (chunk, reading)
+        return reading
+
+
+def _units(readings: list[Reading]) -> list[_Unit]:
+    by_key: dict[str, _Unit] = {}
+    for reading in readings:
+        unit = by_key.get(reading.key)
+        if unit is None:
+            unit = by_key[reading.key] = _Unit(order=len(by_key), readings=[])
+        unit.add(reading)
+    return list(by_key.values())
+
+
+def _candidates(units: list[_Unit]) -> list[_Cand]:
+    out: list[_Cand] = []
+    for u, unit in enumerate(units):
+        rows = sorted(unit.rows.values(), key=lambda r: (r.index is None, r.index or 0))
+        out += [_Cand(u, "row", row, k) for k, row in enumerate(rows)]
+        out += [_Cand(u, "footnote", f, 10_000 + k) for k, f in enumerate(unit.footnotes.values())]
+        out += [_Cand(u, "sentence", s, 20_000 + k) for k, s in enumerate(unit.sentences.values())]
+    return out
+
+
+def _score_text(cand: _Cand) -> str:
+    return cand.item.score_text() if cand.kind == "row" else cand.item.text
+
+
+class _Counter:
+    """Token counts, memoised; a text's word count is a lower bound that skips counting what cannot fit."""
+
+    def __init__(self, count: Callable[[str], int], memo: dict[str, int]) -> None:
+        self.count = count
+        self.memo = memo
+        self.block = self._join(BLOCK_JOIN)
+        self.line = self._join(LINE_JOIN)
+        self.sentence = max(self._join(SENTENCE_JOIN), self._join(GAP_JOIN))
+
+    def __call__(self, text: str) -> int:
+        n = self.memo.get(text)
+        if n is None:
+            n = self.memo[text] = self.count(text)
+        return n
+
+    def _join(self, delim: str) -> int:
+        return max(0, self("a" + delim + "b") - self("a") - self("b"))
+
+
+class _Packer:
+    def __init__(self, units: list[_Unit], budget: int, count: _Counter) -> None:
+        self.units = units
+        self.budget = budget
+        self.count = count
+        self.states = [_State() for _ in units]
+        self.used = 0
+        self.taken: list[tuple[_Cand, float]] = []
+
+    def offer(self, cand: _Cand, score: float) -> None:
+        """Take ``cand`` (with what it needs) if it fits what is left of the budget."""
+        room = self.budget - self.used
+        if len(cand.item.text.split()) > room:
+            return  # every word is at least one token: it cannot fit
+        state = self.states[cand.unit]
+        unit = self.units[cand.unit]
+        base = self._item_cost(cand, state)
+        opened = not self._open(state) and any(self._open(s) for s in self.states)
+        base += self.count.block if opened else 0
+        caption = self._caption_cost(unit, state)
+        needs_caption = cand.kind == "row" and caption > 0
+        notes = self._notes(unit, state) if cand.kind == "row" and not state.rows else []
+        notes_cost = sum(self.count(n.text) + self.count.block for n in notes)
+        # a row never goes without its caption, header and meaning footnotes; a sentence may go without the caption
+        for with_caption in (True, False):
+            if not with_caption and needs_caption:
+                return
+            cost = base + (caption if with_caption else 0) + notes_cost
+            if cost <= room:
+                self._take(cand, score, state, caption > 0 and with_caption, notes)
+                self.used += cost
+                return
+
+    @staticmethod
+    def _open(state: _State) -> bool:
+        return bool(state.rows or state.sentences or state.footnotes)
+
+    def _caption_cost(self, unit: _Unit, state: _State) -> int:
+        if state.caption or not unit.caption:
+            return 0
+        return self.count(unit.caption) + self.count.block
+
+    def _notes(self, unit: _Unit, state: _State) -> list[Sentence]:
+        return [f for f in unit.footnotes.values() if f not in state.footnotes and MEANING.search(f.text)]
+
+    def _item_cost(self, cand: _Cand, state: _State) -> int:
+        item = cand.item
+        if cand.kind == "row":
+            cost = self.count(item.text) + self.count.line
+            if item.header not in state.headers:
+                cost += sum(self.count(h) + self.count.line for h in item.header) + self.count.block
+                if item.fmt == "html":
+                    cost += self.count("<table>") + self.count("</table>") + 2 * self.count.line
+            return cost
+        if cand.kind == "footnote":
+            return self.count(item.text) + self.count.block
+        same_para = any(s.para == item.para for s in state.sentences)
+        return self.count(item.text) + (self.count.sentence if same_para else self.count.block)
+
+    def _take(self, cand: _Cand, score: float, state: _State, caption: bool, notes: list[Sentence]) -> None:
+        state.caption = state.caption or caption
+        state.footnotes += notes
+        if cand.kind == "row":
+            state.headers.add(cand.item.header)
+            state.rows.append(cand.item)
+        elif cand.kind == "footnote":
+            if cand.item not in state.footnotes:
+                state.footnotes.append(cand.item)
+        else:
+            state.sentences.append(cand.item)
+        state.score = max(state.score, score)
+        self.taken.append((cand, score))
+
+    # -- result -----------------------------------------------------------------------------------------------------
+    def result(self, query: str, n_cands: int) -> PackedEvidence:
+        while True:
+            blocks = [b for u, unit in enumerate(self.units) if (b := _block(unit, self.states[u])) is not None]
+            text = BLOCK_JOIN.join(b.text for b in blocks)
+            tokens = self.count.count(text) if text else 0
+            if tokens <= self.budget or not self.taken:
+                break
+            self._drop_last()  # the estimate was short (a tokenizer whose joins merge): give back the last taken
+        delivered = sum(len(b.rows) + len(b.sentences) + len(b.footnotes) for b in blocks)
+        return PackedEvidence(
+            query=query, budget=self.budget, tokens=tokens, text=text, blocks=blocks, omitted=n_cands - delivered
+        )
+
+    def _drop_last(self) -> None:
+        self.taken.pop()
+        self.states = [_State() for _ in self.units]
+        taken, self.taken = self.taken, []
+        for cand, score in taken:
+            self._take(cand, score, self.states[cand.unit], False, [])
+        for u, unit in enumerate(self.units):  # the frame goes with what is kept
+            state = self.states[u]
+            state.caption = bool(unit.caption) and self._open(state)
+            if state.rows:
+                state.footnotes += self._notes(unit, state)
+
+
+def _block(unit: _Unit, state: _State) -> PackedBlock | None:
+    if not (state.rows or state.sentences or state.footnotes):
+        return None
+    first = unit.first
+    parts: list[str] = []
+    if state.caption and unit.caption:
+        parts.append(unit.caption)
+    rows = sorted(state.rows, key=lambda r: (r.index is None, r.index or 0, list(unit.rows).index(r.key)))
+    header_lines: list[str] = []
+    if rows:
+        lines, header_lines = _table_lines(rows)
+        parts.append(LINE_JOIN.join(lines))
+    footnotes = [f for f in unit.footnotes.values() if f in state.footnotes]
+    parts += [f.text for f in footnotes]
+    sentences = sorted(state.sentences, key=lambda s: (s.para, s.pos))
+    paragraphs = _paragraphs(sentences)
+    if paragraphs:
+        parts.append((LINE_JOIN if first.kind == "text" else BLOCK_JOIN).join(paragraphs))
+    refs = _refs(unit, rows, sentences, footnotes, state.caption)
+    return PackedBlock(
+        key=first.key,
+        unit_id=first.unit_id,
+        kind=first.kind,
+        ranks=[r.rank for r in unit.readings],
+        text=BLOCK_JOIN.join(parts),
+        score=state.score,
+        caption=unit.caption if state.caption else None,
+        header=header_lines,
+        rows=[PackedRow(index=r.index, label=r.label, text=r.text, ref=r.ref) for r in rows],
+        sentences=[_packed_sentence(s) for s in sentences],
+        footnotes=[_packed_sentence(f) for f in footnotes],
+        doc_refs=refs,
+        pages=sorted({b.page for b in _boxes(unit, refs)}),
+        boxes=_boxes(unit, refs),
+    )
+
+
+def _table_lines(rows: list[Row]) -> tuple[list[str], list[str]]:
+    lines: list[str] = []
+    headers: list[str] = []
+    current: tuple[str, ...] | None = None
+    html_open = False
+    for row in rows:
+        if row.header != current:
+            if html_open:
+                lines.append("</table>")
+            html_open = row.fmt == "html"
+            lines += ["<table>"] if html_open else []
+            lines += list(row.header)
+            headers += [h for h in row.header if h not in headers]
+            current = row.header
+        lines.append(row.text)
+    if html_open:
+        lines.append("</table>")
+    return lines, headers
+
+
+def _paragraphs(sentences: list[Sentence]) -> list[str]:
+    out: list[str] = []
+    para: tuple[int, int] | None = None
+    last = -2
+    for s in sentences:
+        if s.para != para:
+            out.append(s.text)
+        else:
+            out[-1] += (SENTENCE_JOIN if s.pos == last + 1 else GAP_JOIN) + s.text
+        para, last = s.para, s.pos
+    return out
+
+
+def _packed_sentence(s: Sentence) -> PackedSentence:
+    start, end = s.span if s.span else (None, None)
+    return PackedSentence(text=s.text, role=s.role, ref=s.ref, start=start, end=end)
+
+
+def _refs(unit: _Unit, rows: list[Row], sentences: list[Sentence], notes: list[Sentence], caption: bool) -> list[str]:
+    refs: list[str | None] = []
+    if caption:
+        refs += [r for rd in unit.readings for r, role in rd.roles.items() if role == "caption"]
+    if rows:
+        refs += [row.ref for row in rows] if all(row.ref for row in rows) else [*unit.first.table_refs]
+    refs += [f.ref for f in notes] + [s.ref for s in sentences]
+    return [r for r in dict.fromkeys(refs) if r]
+
+
+def _boxes(unit: _Unit, refs: list[str]) -> list[PackedBox]:
+    items: dict[str, Any] = {}
+    for reading in unit.readings:
+        for ref, item in reading.items.items():
+            items.setdefault(ref, item)
+    out: list[PackedBox] = []
+    for ref in refs:
+        for prov in getattr(items.get(ref), "prov", None) or ():
+            bbox = getattr(prov, "bbox", None)
+            if bbox is None:
+                continue
+            origin = getattr(getattr(bbox, "coord_origin", None), "value", None) or str(bbox.coord_origin)
+            box = (float(bbox.l), float(bbox.t), float(bbox.r), float(bbox.b))
+            out.append(PackedBox(ref=ref, page=int(prov.page_no), bbox=box, coord_origin=str(origin)))
+    return out

@@ -1,0 +1,351 @@
+"""Read a retrieved chunk into what the packer can select: caption, header lines, whole rows, sentences, footnotes.
+
+An ``EvidenceChunk`` says what each line of its text is (``meta.line_roles``, kept through a JSON round trip); any
+other chunk (HybridChunker's, or one whose metadata was lost) is read from its text: Markdown and HTML table lines,
+docling-core's triplet rows (``label, column = value. ...``, all the triplets of one row label make one row, a triplet
+cut at the chunk's edge is left out), and prose split into sentences.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+from docling_evidence.captions import _TABLE_LABEL
+from docling_evidence.pack.lines import BLOCK_DELIM, tag_arg
+from docling_evidence.sentences import sentence_spans
+from docling_evidence.views import CONTEXT_GAP
+
+RowFormat = Literal["markdown", "html", "triplets", "plain"]
+ProseRole = Literal["context", "text", "footnote"]
+
+_MD_SEPARATOR = re.compile(r"^\|(?:\s*:?-{2,}:?\s*\|)+$")
+_MD_CELL_SPLIT = re.compile(r"(?<!\\)\|")
+_HTML_CELL = re.compile(r"<t([dh])[^>]*>(.*?)</t[dh]>", re.DOTALL)
+_TRIPLET_SEP = ". "
+_TRIPLET_EQ = " = "
+_COLUMNS_HEADER = "Columns: "
+
+
+@dataclass(frozen=True)
+class Row:
+    """One whole table row as delivered: a Markdown/HTML line, or all the triplets of one row label."""
+
+    text: str
+    label: str
+    index: int | None
+    header: tuple[str, ...]
+    fmt: RowFormat
+    key: tuple[Any, ...]
+    triplets: tuple[str, ...] = ()
+    ref: str | None = None
+
+    def score_text(self) -> str:
+        """What the scorer sees: ``"<label>: <column> = <value>; ..."`` when the columns are known, else the row."""
+        if self.fmt in ("markdown", "html") and self.header:
+            head = _cells(self.header[0], self.fmt)
+            cells = _cells(self.text, self.fmt)
+            if head and len(head) == len(cells):
+                values = [f"{h} = {c}" if h else c for h, c in zip(head[1:], cells[1:], strict=True) if c]
+                return f"{cells[0]}: {'; '.join(values)}" if cells[0] else "; ".join(values)
+        return self.text
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """A sentence of a paragraph (context or text) or a whole footnote."""
+
+    text: str
+    role: ProseRole
+    ref: str | None
+    para: tuple[int, int]
+    pos: int
+    span: tuple[int, int] | None = None
+
+
+@dataclass
+class Reading:
+    """One retrieved chunk, read: its unit key and its selectable parts in text order."""
+
+    rank: int
+    key: str
+    unit_id: str | None
+    kind: Literal["table", "text"]
+    caption: str | None = None
+    rows: list[Row] = field(default_factory=list)
+    sentences: list[Sentence] = field(default_factory=list)
+    footnotes: list[Sentence] = field(default_factory=list)
+    table_refs: list[str] = field(default_factory=list)
+    items: dict[str, Any] = field(default_factory=dict)
+    roles: dict[str, str] = field(default_factory=dict)
+
+
+def _cells(line: str, fmt: RowFormat) -> list[str]:
+    if fmt == "html":
+        return [html.unescape(m.group(2)).strip() for m in _HTML_CELL.finditer(line)]
+    inner = line.strip()
+    inner = inner[1:] if inner.startswith("|") else inner
+    inner = inner[:-1] if inner.endswith("|") and not inner.endswith("\\|") else inner
+    return [c.strip().replace("\\|", "|") for c in _MD_CELL_SPLIT.split(inner)]
+
+
+def _is_md(line: str) -> bool:
+    s = line.strip()
+    return len(s) >= 2 and s.startswith("|") and s.endswith("|")
+
+
+def _is_html(line: str) -> bool:
+    s = line.strip()
+    return s.startswith(("<table", "</table", "<tr", "<thead", "</thead", "<tbody", "</tbody"))
+
+
+def _row_label(line: str, fmt: RowFormat) -> str:
+    if fmt == "triplets":
+        left = line.split(_TRIPLET_EQ, 1)[0]
+        return left.split(", ", 1)[0] if ", " in left else ""
+    return next((c for c in _cells(line, fmt) if c), "")
+
+
+def _row_format(line: str) -> RowFormat:
+    if _is_md(line):
+        return "markdown"
+    if _is_html(line):
+        return "html"
+    return "triplets" if _TRIPLET_EQ in line else "plain"
+
+
+def triplet_rows(line: str, *, cut_start: bool = False, cut_end: bool = False) -> list[tuple[str, tuple[str, ...]]]:
+    """The rows of a triplet line, ``(label, triplets)`` in order: consecutive triplets of one row label are one row.
+
+    A leading piece without ``" = "`` (a triplet cut at the chunk's start) and a trailing one (cut at its end) are
+    left out; a piece without ``" = "`` between two triplets is part of the previous value (a value holding ". ").
+    ``cut_start``: the line starts inside the text (a chunk cut there), so its first triplet is kept only when the
+    next one has the same label (else its label may be the tail of a cut one: "devices" of "Medical devices");
+    ``cut_end``: the line was cut at its end, so its last triplet (whose value may be cut) is left out.
+    """
+    pieces = line.strip().split(_TRIPLET_SEP)
+    triplets: list[str] = []
+    for k, piece in enumerate(pieces):
+        if _TRIPLET_EQ in piece:
+            triplets.append(piece.strip())
+        elif triplets and k < len(pieces) - 1:
+            triplets[-1] += _TRIPLET_SEP + piece
+    if cut_end and triplets and _TRIPLET_EQ in pieces[-1]:
+        triplets.pop()
+    if cut_start and triplets:
+        second = _row_label(triplets[1], "triplets") if len(triplets) > 1 else None
+        if second != _row_label(triplets[0], "triplets"):
+            triplets.pop(0)
+    rows: list[tuple[str, list[str]]] = []
+    for triplet in triplets:
+        label = _row_label(triplet, "triplets")
+        if rows and rows[-1][0] == label:
+            rows[-1][1].append(triplet.rstrip("."))
+        else:
+            rows.append((label, [triplet.rstrip(".")]))
+    return [(label, tuple(ts)) for label, ts in rows]
+
+
+def _sentences(text: str, role: ProseRole, ref: str | None, para: tuple[int, int], base: int | None) -> list[Sentence]:
+    """The sentences of one line of prose; ``base``: where the line starts in its doc item's text (None: unknown)."""
+    out: list[Sentence] = []
+    offset = 0
+    for fragment in text.split(CONTEXT_GAP):
+        for a, b in sentence_spans(fragment):
+            span = None if base is None or CONTEXT_GAP in text else (base + offset + a, base + offset + b)
+            out.append(Sentence(fragment[a:b], role, ref, para, len(out), span))
+        offset += len(fragment) + len(CONTEXT_GAP)
+    return out
+
+
+def _item_span(items: dict[str, Any], ref: str | None, text: str) -> int | None:
+    item = items.get(ref) if ref else None
+    whole = getattr(item, "text", None)
+    if not isinstance(whole, str):
+        return None
+    at = whole.find(text)
+    return at if at >= 0 else None
+
+
+def at_rank(reading: Reading, rank: int) -> Reading:
+    """``reading`` as read at another rank (a chunk read for an earlier query)."""
+    if reading.rank == rank:
+        return reading
+
+    def moved(s: Sentence) -> Sentence:
+        return replace(s, para=(rank, s.para[1]))
+
+    key = f"#{rank}" if reading.key == f"#{reading.rank}" else reading.key
+    return replace(
+        reading,
+        rank=rank,
+        key=key,
+        sentences=[moved(s) for s in reading.sentences],
+        footnotes=[moved(f) for f in reading.footnotes],
+    )
+
+
+def read_chunk(chunk: Any, rank: int) -> Reading:
+    """Read ``chunk`` (an ``EvidenceChunk``, a docling-core ``DocChunk``, or any object with a ``text``) at ``rank``."""
+    meta = getattr(chunk, "meta", None)
+    items_list = list(getattr(meta, "doc_items", None) or [])
+    items = {str(getattr(it, "self_ref", "")): it for it in items_list if getattr(it, "self_ref", None)}
+    roles = getattr(meta, "roles", None) or {}
+    table_refs = [r for r, it in items.items() if roles.get(r) == "table" or str(getattr(it, "label", "")) == "table"]
+    unit_id = getattr(meta, "unit_id", None) or None
+    kind_meta = getattr(meta, "kind", None)
+    kind: Literal["table", "text"] = "table" if kind_meta == "table" or (kind_meta is None and table_refs) else "text"
+    key = str(unit_id) if unit_id else (f"table {table_refs[0]}" if table_refs else f"#{rank}")
+    reading = Reading(rank, key, unit_id, kind, table_refs=table_refs, items=items, roles=dict(roles))
+    text = chunk.text
+    tags = list(getattr(meta, "line_roles", None) or [])
+    lines = text.split("\n")
+    if tags and len(tags) == len(lines):
+        _read_tagged(reading, lines, tags, getattr(meta, "context_spans", None) or {})
+    else:
+        _read_plain(reading, text)
+    return reading
+
+
+def _read_tagged(reading: Reading, lines: Sequence[str], tags: Sequence[str], spans: dict[str, Any]) -> None:
+    caption: list[str] = []
+    header: list[str] = []
+    in_header = False
+    prev_tag = ""
+    for n, (line, tag) in enumerate(zip(lines, tags, strict=True)):
+        role, arg = tag_arg(tag)
+        if role == "header":
+            header = header if in_header else []
+            header.append(line)
+            in_header = True
+            continue
+        in_header = False
+        if role == "caption":
+            caption.append(line)
+        elif role == "row":
+            fmt = _row_format(line)
+            index = int(arg) if arg and arg.isdigit() else None
+            ref = reading.table_refs[0] if len(reading.table_refs) == 1 else None
+            key = ("row", index) if index is not None else ("line", line)
+            reading.rows.append(Row(line, _row_label(line, fmt), index, tuple(header), fmt, key, ref=ref))
+        elif role == "footnote":
+            if prev_tag == tag and reading.footnotes:
+                last = reading.footnotes[-1]
+                reading.footnotes[-1] = Sentence(last.text + "\n" + line, "footnote", arg, last.para, 0)
+            else:
+                reading.footnotes.append(Sentence(line, "footnote", arg, (reading.rank, n), 0))
+        elif role in ("context", "text") and line.strip():
+            prose_role: ProseRole = "context" if role == "context" else "text"
+            base = _context_base(spans.get(arg) if arg else None, line) if role == "context" else None
+            if base is None:
+                base = _item_span(reading.items, arg, line)
+            reading.sentences += _sentences(line, prose_role, arg, (reading.rank, n), base)
+        prev_tag = tag
+    if caption:
+        reading.caption = "\n".join(caption)
+
+
+def _context_base(spans: Any, line: str) -> int | None:
+    """Where a context line starts in its item's text, from ``meta.context_spans``: one span the length of the line."""
+    if isinstance(spans, Sequence) and len(spans) == 1 and CONTEXT_GAP not in line:
+        start, end = spans[0]
+        if int(end) - int(start) == len(line):
+            return int(start)
+    return None
+
+
+def _table_block(lines: Sequence[str], in_table_chunk: bool) -> bool:
+    first = lines[0].strip()
+    if _is_md(first) or _is_html(first):
+        return True
+    return in_table_chunk and (first.startswith(_COLUMNS_HEADER) or all(_TRIPLET_EQ in ln for ln in lines))
+
+
+def _read_plain(reading: Reading, text: str) -> None:
+    blocks = [b for b in text.split(BLOCK_DELIM) if b.strip()]
+    table_chunk = reading.kind == "table"
+    for k, block in enumerate(blocks):
+        lines = block.split("\n")
+        if _table_block(lines, table_chunk):
+            _read_table_lines(reading, lines)
+            continue
+        nxt = blocks[k + 1].split("\n") if k + 1 < len(blocks) else None
+        if table_chunk and reading.caption is None and nxt and _table_block(nxt, True) and _TABLE_LABEL.match(block):
+            reading.caption = block
+            continue
+        role: ProseRole = "context" if table_chunk else "text"
+        for n, line in enumerate(lines):
+            if line.strip():
+                ref = _find_ref(reading.items, line)
+                base = _item_span(reading.items, ref, line)
+                reading.sentences += _sentences(line, role, ref, (reading.rank, k * 10_000 + n), base)
+
+
+def _find_ref(items: dict[str, Any], line: str) -> str | None:
+    return next(
+        (ref for ref, it in items.items() if isinstance(getattr(it, "text", None), str) and line in it.text), None
+    )
+
+
+def _read_table_lines(reading: Reading, lines: Sequence[str]) -> None:
+    header: list[str] = []
+    has_sep = any(_MD_SEPARATOR.match(ln.strip()) for ln in lines)
+    body_started = not has_sep
+    ref = reading.table_refs[0] if reading.table_refs else None
+    for line in lines:
+        s = line.strip()
+        if not s:
+            continue
+        if _is_md(s) and not _triplet_cell(s):
+            cells = _cells(s, "markdown")
+            if not body_started:
+                header.append(s)
+                body_started = bool(_MD_SEPARATOR.match(s))
+                continue
+            if len(cells) == 1 and cells[0] in ("-", ""):
+                continue  # the one-column frame docling-core puts around a triplet table
+            if len(cells) == 1 and reading.caption is None and _TABLE_LABEL.match(cells[0]):
+                reading.caption = cells[0]
+                continue
+            reading.rows.append(
+                Row(s, _row_label(s, "markdown"), None, tuple(header), "markdown", ("line", s), ref=ref)
+            )
+        elif _is_html(s):
+            for row_line in _html_rows(s):
+                if "<th" in row_line and "<td" not in row_line:
+                    header.append(row_line)
+                else:
+                    key = ("line", row_line)
+                    row = Row(row_line, _row_label(row_line, "html"), None, tuple(header), "html", key, ref=ref)
+                    reading.rows.append(row)
+        elif s.startswith(_COLUMNS_HEADER):
+            header = [s]
+        else:
+            cut_start = line[:1].isspace()  # docling-core starts a chunk cut inside a row with its leftover
+            cut_end = not (s.endswith("|") or s.endswith("."))
+            for label, triplets in triplet_rows(_unframed(s), cut_start=cut_start, cut_end=cut_end):
+                key = ("triplets", ref, label)
+                reading.rows.append(Row(". ".join(triplets), label, None, (), "triplets", key, triplets, ref=ref))
+
+
+def _triplet_cell(line: str) -> bool:
+    """A one-cell Markdown line holding triplets: docling-core writes a triplet table as one column."""
+    cells = _cells(line, "markdown")
+    return len(cells) == 1 and _TRIPLET_EQ in cells[0]
+
+
+def _unframed(line: str) -> str:
+    """A triplet line without the one-column frame's pipes (``| ... |``, either end may be cut off)."""
+    s = line.strip()
+    s = s[1:] if s.startswith("|") else s
+    s = s[:-1] if s.endswith("|") and not s.endswith("\\|") else s
+    return s.strip()
+
+
+def _html_rows(line: str) -> Iterator[str]:
+    """The ``<tr>...</tr>`` parts of an HTML line (a table written on one line gives several)."""
+    found = re.findall(r"<tr[^>]*>.*?</tr>", line, re.DOTALL)
+    yield from found
