@@ -113,6 +113,20 @@ def _pack_arm(
     }
 
 
+def packer_digest() -> str:
+    """A digest of the packer's source (``docling_evidence/pack/*.py`` and ``chunker.py``), so a results file names
+    the packer it measured even when that code was not committed yet."""
+    import hashlib
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    digest = hashlib.blake2b(digest_size=8)
+    for path in [*sorted((root / "pack").glob("*.py")), root / "chunker.py"]:
+        if path.is_file():
+            digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
 def run_pack_benchmark(
     dataset: BenchDataset,
     *,
@@ -144,6 +158,7 @@ def run_pack_benchmark(
     if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
         raise ValueError(f"depth must be a positive integer, got {depth!r}")
     arms = list(dict.fromkeys(arms))
+    digest = packer_digest()  # the code this process imports now, before any later edit of the checkout
     indexes, chunks = _index_arms(dataset, arms, max_tokens, log)
     packer = make_chunker("evidence", max_tokens)
     q_texts = [q.question for q in questions]
@@ -195,6 +210,7 @@ def run_pack_benchmark(
             "depth": depth,
             "scorers": list(scorers),
             "embedder": None if embedder is None else embedder.name,
+            "packer_digest": digest,
         },
         "dataset": {
             "name": dataset.name,
