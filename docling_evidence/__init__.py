@@ -25,6 +25,7 @@ from docling_evidence import _lazy_hf
 if TYPE_CHECKING:
     from docling_evidence.chunker import EvidenceChunker
     from docling_evidence.meta import EvidenceChunk, EvidenceMeta
+    from docling_evidence.pack.evidence import PackedEvidence
     from docling_evidence.serializer import EvidenceSerializerProvider, EvidenceTableSerializer
     from docling_evidence.tokenizer import TokenizersTokenizer, bundled_tokenizer, load_tokenizer
 
@@ -34,6 +35,7 @@ _EXPORTS = {
     "EvidenceMeta": "docling_evidence.meta",
     "EvidenceSerializerProvider": "docling_evidence.serializer",
     "EvidenceTableSerializer": "docling_evidence.serializer",
+    "PackedEvidence": "docling_evidence.pack.evidence",
     "bundled_tokenizer": "docling_evidence.tokenizer",
     "load_tokenizer": "docling_evidence.tokenizer",
     "TokenizersTokenizer": "docling_evidence.tokenizer",
@@ -45,6 +47,7 @@ __all__ = [
     "EvidenceMeta",
     "EvidenceSerializerProvider",
     "EvidenceTableSerializer",
+    "PackedEvidence",
     "TokenizersTokenizer",
     "bundled_tokenizer",
     "load_tokenizer",

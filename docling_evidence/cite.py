@@ -1001,7 +1001,9 @@ def check_answer(
         answer: the answer text (e.g. an LLM's answer built from retrieved chunks).
         doc: the document (or a prebuilt :class:`DocumentSources` of it, to check many answers cheaply).
         chunks: the chunks the answer cites (``DocChunk`` / ``EvidenceChunk`` objects or :class:`CitedChunk`), in
-            rank order; None checks against the whole document. An empty list supports nothing.
+            rank order, or the ``PackedEvidence`` the answer was written from (``EvidenceChunker.pack``: each block
+            counts as a chunk showing what it delivered); None checks against the whole document. An empty list
+            supports nothing.
 
     Raises:
         TypeError: for an answer that is not a string, a document that is not a ``DoclingDocument``, or chunks that
@@ -1010,6 +1012,8 @@ def check_answer(
     """
     spans = extract_claims(answer)
     sources = doc if isinstance(doc, DocumentSources) else DocumentSources(doc)
+    if callable(getattr(chunks, "cited_chunks", None)):  # a PackedEvidence: each block cites what it delivered
+        chunks = chunks.cited_chunks()  # type: ignore[union-attr]
     if chunks is not None and (isinstance(chunks, (str, bytes)) or not isinstance(chunks, Sequence)):
         raise TypeError(f"chunks must be a sequence of chunks or None, got {type(chunks).__name__}")
     cited = [CitedChunk.from_chunk(c) for c in chunks] if chunks is not None else None

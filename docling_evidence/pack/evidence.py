@@ -52,6 +52,8 @@ class PackedBlock(BaseModel):
     doc_refs: list[str] = Field(default_factory=list, description="self_refs of the doc items used, in order.")
     pages: list[int] = Field(default_factory=list)
     boxes: list[PackedBox] = Field(default_factory=list)
+    origin_filename: str | None = Field(default=None, description="meta.origin.filename of its chunks, if given.")
+    origin_binary_hash: int | None = Field(default=None, description="meta.origin.binary_hash of its chunks.")
 
     def metadata(self) -> dict[str, Any]:
         """JSON-safe metadata for a LangChain Document or a LlamaIndex node (lists and scalars only)."""
@@ -84,5 +86,13 @@ class PackedEvidence(BaseModel):
         for block in self.blocks:
             indices = [r.index for r in block.rows if r.index is not None]
             rows = (min(indices), max(indices) + 1) if indices and len(indices) == len(block.rows) else None
-            out.append(CitedChunk(text=block.text, refs=frozenset(block.doc_refs), rows=rows))
+            out.append(
+                CitedChunk(
+                    text=block.text,
+                    refs=frozenset(block.doc_refs),
+                    rows=rows,
+                    binary_hash=block.origin_binary_hash,
+                    filename=block.origin_filename,
+                )
+            )
         return out

@@ -4,9 +4,9 @@ The retrieved chunks are read (``segments``) and grouped by unit, each unit once
 found later in the ranking join its block. Every row, sentence and footnote is scored against the query (one scorer
 call), and taken best first (a unit's rank lowers its scores a little, so among equals the better-ranked unit wins)
 while the budget allows: a row comes with its unit's caption and header lines, and with the footnotes that change
-what its numbers mean (units, scale, currency, percentages, restatements), or not at all; a sentence of a table unit comes with the
-caption when it fits. What scores nothing fills what is left, in ranking and reading order. The text is counted
-exactly at the end and trimmed, last taken first, if the estimate was short.
+what its numbers mean (units, scale, currency, percentages, restatements), or not at all; a sentence of a table unit
+comes with the caption when it fits. What scores nothing fills what is left, in ranking and reading order. The text
+is counted exactly at the end and trimmed, last taken first, if the estimate was short.
 """
 
 from __future__ import annotations
@@ -329,6 +329,7 @@ def _block(unit: _Unit, state: _State) -> PackedBlock | None:
     if paragraphs:
         parts.append((LINE_JOIN if first.kind == "text" else BLOCK_JOIN).join(paragraphs))
     refs = _refs(unit, rows, sentences, footnotes, state.caption)
+    boxes = _boxes(unit, refs)
     return PackedBlock(
         key=first.key,
         unit_id=first.unit_id,
@@ -342,8 +343,10 @@ def _block(unit: _Unit, state: _State) -> PackedBlock | None:
         sentences=[_packed_sentence(s) for s in sentences],
         footnotes=[_packed_sentence(f) for f in footnotes],
         doc_refs=refs,
-        pages=sorted({b.page for b in _boxes(unit, refs)}),
-        boxes=_boxes(unit, refs),
+        pages=sorted({b.page for b in boxes}),
+        boxes=boxes,
+        origin_filename=getattr(first.origin, "filename", None),
+        origin_binary_hash=getattr(first.origin, "binary_hash", None),
     )
 
 

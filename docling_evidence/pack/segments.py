@@ -81,6 +81,7 @@ class Reading:
     table_refs: list[str] = field(default_factory=list)
     items: dict[str, Any] = field(default_factory=dict)
     roles: dict[str, str] = field(default_factory=dict)
+    origin: Any = None
 
 
 def _cells(line: str, fmt: RowFormat) -> list[str]:
@@ -200,6 +201,7 @@ def read_chunk(chunk: Any, rank: int) -> Reading:
     kind: Literal["table", "text"] = "table" if kind_meta == "table" or (kind_meta is None and table_refs) else "text"
     key = str(unit_id) if unit_id else (f"table {table_refs[0]}" if table_refs else f"#{rank}")
     reading = Reading(rank, key, unit_id, kind, table_refs=table_refs, items=items, roles=dict(roles))
+    reading.origin = getattr(meta, "origin", None)
     text = chunk.text
     tags = list(getattr(meta, "line_roles", None) or [])
     lines = text.split("\n")

@@ -1,0 +1,51 @@
+"""The packer's public surface: the lazy export, the JSON-safe result, and citing from packed evidence."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from docling_core.types.doc import DoclingDocument
+
+from docling_evidence import EvidenceChunker
+from docling_evidence.cite import check_answer
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_packed_evidence_is_exported_lazily() -> None:
+    code = (
+        "import sys, docling_evidence\n"
+        "assert 'docling_evidence.pack.packer' not in sys.modules\n"
+        "from docling_evidence import PackedEvidence\n"
+        "print(PackedEvidence.__module__)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, timeout=120)
+    assert out.returncode == 0, out.stderr[-1500:]
+    assert out.stdout.strip() == "docling_evidence.pack.evidence"
+
+
+def test_result_is_json_safe(chunker: EvidenceChunker, evidence_chunks: list[Any]) -> None:
+    packed = chunker.pack("Fibre networks revenue 2020", evidence_chunks, 200)
+    dumped = json.loads(json.dumps(packed.model_dump(mode="json")))
+    assert dumped["text"] == packed.text and dumped["tokens"] == packed.tokens
+    for block in packed.blocks:
+        assert json.loads(json.dumps(block.metadata()))["doc_refs"] == block.doc_refs
+
+
+def test_check_answer_accepts_packed_evidence(
+    chunker: EvidenceChunker, evidence_chunks: list[Any], report: DoclingDocument
+) -> None:
+    pieces = [c for c in evidence_chunks if c.meta.kind == "table"]
+    fibre = next(c for c in pieces if "| Fibre networks |" in c.text)
+    packed = chunker.pack("What was the revenue of Fibre networks in 2020?", [fibre], 128)
+    assert "1,674" in packed.text and "1,797" not in packed.text
+    report_ok = check_answer("Fibre networks had revenue of 1,674 in 2020.", report, chunks=packed)
+    (cell,) = [c for c in report_ok.claims if c.text == "1,674"]
+    assert cell.supported and cell.evidence[0].chunk == 0 and cell.evidence[0].row_label == "Fibre networks"
+    report_off = check_answer("Dairy farming had revenue of 1,797 in 2020.", report, chunks=packed)
+    (other,) = [c for c in report_off.claims if c.text == "1,797"]
+    assert not other.supported and other.elsewhere, "not in the packed text, found elsewhere in the document"
