@@ -7,9 +7,10 @@ Candidates, on paginated documents (items carry boxes):
 - the paragraph right before (after) the table in reading order when it sits on the previous (next) page, i.e.
   the table opens (closes) its page.
 On documents without layout (HTML, DOCX, Markdown): the nearest ``MAX_ORDER_STEPS`` paragraphs before and after
-the table in the same section. On both: any paragraph of the document that names the table ("Table 3 shows ...")
-— when several tables carry the same label, the nearest of them — or points at it by place ("the following table",
-"the table above": :mod:`docling_evidence.deixis`).
+the table in the same section, not beyond page boilerplate. Page boilerplate (``DocIndex.boilerplate``: furniture,
+link lines, label lines, navigation) is never context unless it names a table. On both: any paragraph of the
+document that names the table ("Table 3 shows ...") — when several tables carry the same label, the nearest of them —
+or points at it by place ("the following table", "the table above": :mod:`docling_evidence.deixis`).
 
 Precision, per sentence (:func:`sentence_spans`): a sentence that names the table is always relevant, and so is the
 next one (the explanation usually goes on); a sentence that names another table or a figure, and not this table,
@@ -53,7 +54,7 @@ from docling_evidence.captions import (
     table_mentions,
 )
 from docling_evidence.deixis import pointed_table, pointing_mentions, position_label
-from docling_evidence.doc_index import DocIndex
+from docling_evidence.doc_index import WORD, DocIndex
 from docling_evidence.layout import Box, horizontal_overlap, inside, nearest_gap
 from docling_evidence.sentences import sentence_spans
 from docling_evidence.table_rows import TableRows
@@ -111,7 +112,7 @@ QUOTE_MAX_PARAGRAPHS = 2
 """A value is distinctive of a table only when at most this many paragraphs print it: a postal code or a figure
 repeated in every notice ties those notices to nothing."""
 
-_WORD = re.compile(r"[^\W\d_][\w\-]*", re.UNICODE)
+_WORD = WORD
 _NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
 _STOPWORDS = frozenset(
     {
@@ -229,6 +230,9 @@ class ContextIndex:
     (:func:`~docling_evidence.deixis.position_label` of the table it points at, start, end)."""
     quoted_by: dict[int, list[int]] = field(default_factory=dict)
     """Reading position of a table -> reading positions of the paragraphs quoting its values (``MIN_QUOTED_VALUES``)."""
+    boilerplate: list[int] = field(default_factory=list)
+    """Reading positions of the page boilerplate that is no context (``DocIndex.boilerplate`` naming no table),
+    ascending."""
     _by_top: dict[int, list[tuple[float, int]]] = field(default_factory=dict)
     _by_bottom: dict[int, list[tuple[float, int]]] = field(default_factory=dict)
     _parsed: dict[int, _Paragraph] = field(default_factory=dict)
@@ -287,7 +291,18 @@ def build_context_index(
             paragraphs quoting them to it.
     """
     title_forms = title_set(titles)
-    paragraphs = [i for i in range(len(index.items)) if index.is_paragraph(i)]
+    # page boilerplate (a link line, a label line, navigation: DocIndex.boilerplate) explains no table, unless it
+    # names one ("See Table 2", the whole text a link)
+    paragraphs = [
+        i
+        for i in range(len(index.items))
+        if index.is_paragraph(i)
+        and (
+            i not in index.boilerplate
+            or _mentions(index.paragraph_text(i), title_forms)
+            or pointing_mentions(index.paragraph_text(i))
+        )
+    ]
     named_by: dict[str, list[int]] = {}
     tables = sorted(table_labels)
     pointers: dict[int, list[tuple[str, int, int]]] = {}
@@ -325,6 +340,7 @@ def build_context_index(
         if isinstance(item, PictureItem):
             for box in index.boxes[item.self_ref]:
                 pictures.setdefault(box.page, []).append(box)
+    kept = set(paragraphs)
     return ContextIndex(
         index,
         paragraphs,
@@ -336,6 +352,7 @@ def build_context_index(
         title_forms,
         pointers,
         quoted_by,
+        sorted(i for i in index.boilerplate if i not in kept),
         by_top,
         by_bottom,
     )
@@ -471,6 +488,11 @@ def _order_candidates(ctx: ContextIndex, t_idx: int) -> dict[int, _Candidate]:
     k = bisect_left(ctx.tables, t_idx)
     lo = ctx.tables[k - 1] if k > 0 else -1
     hi = ctx.tables[k + 1] if k + 1 < len(ctx.tables) and ctx.tables[k] == t_idx else len(index.items)
+    # page boilerplate ("Retrieved from <url>", a menu, "(Redirected from <link>)") ends the table's neighbourhood:
+    # what lies beyond it is another part of the page
+    b = bisect_left(ctx.boilerplate, t_idx)
+    lo = max(lo, ctx.boilerplate[b - 1] if b > 0 else -1)
+    hi = min(hi, ctx.boilerplate[b] if b < len(ctx.boilerplate) else len(index.items))
     found: dict[int, _Candidate] = {}
     for steps, idx in enumerate(reversed(ctx.paragraphs[max(0, j - MAX_ORDER_STEPS) : j]), start=1):
         if index.section_of(idx) == section and idx > lo:

@@ -1,10 +1,14 @@
-"""One pass over a document: reading order, pages and which items are captions or footnotes of something."""
+"""One pass over a document: reading order, pages, which items are captions or footnotes of something, and which
+texts are page boilerplate rather than body text."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from docling_core.types.doc import (
+    ContentLayer,
     DocItem,
     DocItemLabel,
     DoclingDocument,
@@ -18,9 +22,27 @@ from docling_core.types.doc import (
 from docling_core.types.doc.document import RichTableCell
 
 from docling_evidence.layout import Box, item_boxes, nearest_gap
+from docling_evidence.sentences import sentence_spans
 
 PARAGRAPH_LABELS = frozenset({DocItemLabel.TEXT, DocItemLabel.PARAGRAPH, DocItemLabel.LIST_ITEM})
 """Labels of body text that may explain a table."""
+
+WORD = re.compile(r"[^\W\d_][\w\-]*", re.UNICODE)
+"""A word: letters first, then letters, digits or hyphens (numbers and punctuation are not words)."""
+
+URL = re.compile(r"(?:\b[a-z][a-z0-9+.\-]*://|\bwww\.)\S+", re.IGNORECASE)
+
+LINK_LINE_MAX_WORDS = 2
+"""A text holding a link or a URL with at most this many words besides is a link line, not prose: "Retrieved from
+<url>", "(Redirected from <link>)", a bare URL, a menu entry or a category that is only a link."""
+
+LABEL_MAX_WORDS = 3
+"""A line of at most this many words ending with a colon ("Categories:", "See also:") labels what follows it; it
+holds no sentence."""
+
+NAVIGATION_LINK_SHARE = 1 / 3
+"""A sentence holding a link is navigation ("For other uses, see <link>.") when link text makes at least this share of
+its words; a paragraph is navigation when at least half of its sentences are."""
 
 
 @dataclass
@@ -49,6 +71,10 @@ class DocIndex:
     paragraph; -1 when the group holds something other than text and cannot be one."""
     inline_members: dict[int, tuple[int, ...]] = field(default_factory=dict)
     """The first item's position -> the positions of every item of its inline group, in reading order."""
+    boilerplate: frozenset[int] = frozenset()
+    """Reading positions of the paragraphs (:meth:`is_paragraph`) that are page boilerplate, not body text: in a
+    furniture group, link lines, label lines and navigation (:func:`is_boilerplate`). Never context or a section
+    peer; without layout they also end a table's neighbourhood, as a heading does."""
 
     def __post_init__(self) -> None:
         if len(self.headings_before) != len(self.items) + 1:
@@ -176,7 +202,7 @@ def build_index(doc: DoclingDocument, excluded: frozenset[str] | set[str] = froz
         for page in sorted({p.page_no for p in item.prov}):
             pages.setdefault(page, []).append(i)
     inline_of, inline_members = _inline_paragraphs(doc, items)
-    return DocIndex(
+    index = DocIndex(
         items=items,
         order=order,
         boxes=boxes,
@@ -186,6 +212,78 @@ def build_index(doc: DoclingDocument, excluded: frozenset[str] | set[str] = froz
         inline_of=inline_of,
         inline_members=inline_members,
     )
+    index.boilerplate = frozenset(
+        i
+        for i in range(len(items))
+        if index.is_paragraph(i)
+        and (
+            _in_furniture(doc, items[i])
+            or is_boilerplate([(items[m].text, _is_link(items[m])) for m in index.members(i)])  # type: ignore[attr-defined]
+        )
+    )
+    return index
+
+
+def _is_link(item: DocItem) -> bool:
+    """Whether the whole text of ``item`` is a link (Docling's ``hyperlink`` on a text item or run)."""
+    return getattr(item, "hyperlink", None) is not None
+
+
+def _in_furniture(doc: DoclingDocument, item: DocItem) -> bool:
+    """Whether ``item`` or one of its ancestors is outside the body layer (a page's navigation, header or footer that
+    Docling marks as furniture, holding a body-layer text)."""
+    node, steps = item, 0
+    while node is not None and steps < 64:
+        if node.content_layer != ContentLayer.BODY:
+            return True
+        try:
+            node = node.parent.resolve(doc) if node.parent is not None else None
+        except Exception:  # a parent ref that points nowhere: nothing above to judge
+            return False
+        steps += 1
+    return False
+
+
+def is_boilerplate(runs: Sequence[tuple[str, bool]]) -> bool:
+    """Whether a paragraph, given as its runs ``(text, whole run is a link)`` (one run for a plain text), is page
+    boilerplate rather than prose that could explain a table:
+
+    - a link line: a link or a URL with at most ``LINK_LINE_MAX_WORDS`` words besides;
+    - a label line: at most ``LABEL_MAX_WORDS`` words, no digit, ending with a colon;
+    - navigation: links, and at least half of its sentences navigation sentences (link text at least
+      ``NAVIGATION_LINK_SHARE`` of the sentence's words).
+    """
+    text = " ".join(t for t, _link in runs).strip()
+    if not text:
+        return False
+    plain = " ".join(URL.sub(" ", t) for t, link in runs if not link)
+    has_link = any(link and t.strip() for t, link in runs) or bool(URL.search(text))
+    if has_link and len(WORD.findall(plain)) <= LINK_LINE_MAX_WORDS:
+        return True
+    if text.endswith(":") and len(WORD.findall(text)) <= LABEL_MAX_WORDS and not any(c.isdigit() for c in text):
+        return True
+    return has_link and _navigation(runs, text)
+
+
+def _navigation(runs: Sequence[tuple[str, bool]], text: str) -> bool:
+    """At least half of the sentences of ``text`` (the runs joined by spaces) are navigation sentences."""
+    link_spans, start = [], 0
+    for t, link in runs:
+        if link:
+            link_spans.append((start, start + len(t)))
+        start += len(t) + 1
+    for m in URL.finditer(text):
+        link_spans.append(m.span())
+    # a URL is one word, however many its path holds
+    text = URL.sub(lambda m: "u" + " " * (len(m.group()) - 1), text)
+    spans = sentence_spans(text)
+    navigational = 0
+    for a, b in spans:
+        words = [w.span() for w in WORD.finditer(text, a, b)]
+        linked = sum(1 for s, e in words if any(ls <= s and e <= le for ls, le in link_spans))
+        if words and linked and linked >= NAVIGATION_LINK_SHARE * len(words):
+            navigational += 1
+    return bool(spans) and 2 * navigational >= len(spans)
 
 
 def _inline_paragraphs(doc: DoclingDocument, items: list[DocItem]) -> tuple[dict[int, int], dict[int, tuple[int, ...]]]:

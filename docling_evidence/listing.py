@@ -27,6 +27,7 @@ class UnitSummary:
     caption_source: str | None
     pieces: list[int] = field(default_factory=list)
     context_refs: set[str] = field(default_factory=set)
+    """One key per context paragraph (``_context_paragraphs``): their count is the summary's context column."""
     pages: set[int] = field(default_factory=set)
     rows: tuple[int, int] | None = None
 
@@ -42,12 +43,25 @@ def table_units(records: list[dict[str, Any]]) -> dict[str, UnitSummary]:
             meta["unit_id"], UnitSummary(meta["unit_id"], meta.get("caption"), meta.get("caption_source"))
         )
         unit.pieces.append(index)
-        unit.context_refs.update(ref for ref, role in meta["roles"].items() if role == "context")
+        unit.context_refs.update(_context_paragraphs(record))
         unit.pages.update(meta.get("page_span") or [])
         if meta.get("rows"):
             first, end = meta["rows"]
             unit.rows = (min(first, unit.rows[0]), max(end, unit.rows[1])) if unit.rows else (first, end)
     return units
+
+
+def _context_paragraphs(record: dict[str, Any]) -> set[str]:
+    """The context paragraphs of a record, one key each: an item's ref, or for the runs of one group (an inline group:
+    a paragraph Docling reads as runs of text, links and code spans) the group's ref, so a paragraph with three links
+    counts once. List items are paragraphs of their own."""
+    roles = record["meta"]["roles"]
+    parents: dict[str, str] = {}
+    for item in (record.get("chunk") or {}).get("meta", {}).get("doc_items", []):
+        parent = (item.get("parent") or {}).get("$ref", "")
+        if parent.startswith("#/groups/") and item.get("label") != "list_item":
+            parents[item.get("self_ref", "")] = parent
+    return {parents.get(ref, ref) for ref, role in roles.items() if role == "context"}
 
 
 def _members_summary(record: dict[str, Any]) -> str:

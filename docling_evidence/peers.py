@@ -12,8 +12,8 @@ paragraph is a text chunk of its own it outranks the unit and the chunk retrieve
 section-sized chunks do not have that failure (see docs/benchmark.md).
 
 A walk away from the unit stops at a heading (another section), at anything that is not a body paragraph (another
-table, a picture), at an item of another unit, and at the first paragraph that does not fit, so the peers of a
-unit are contiguous with it.
+table, a picture, page boilerplate such as "Retrieved from <url>": ``DocIndex.boilerplate``), at an item of another
+unit, and at the first paragraph that does not fit, so the peers of a unit are contiguous with it.
 """
 
 from __future__ import annotations
@@ -42,8 +42,8 @@ def _next_peer(
 ) -> int | None:
     """The nearest position from ``start`` (exclusive) in direction ``step`` that can be a peer, else None.
 
-    Items of the unit itself (``inside``) are stepped over; the walk ends at a heading, a non-paragraph, an item
-    ``is_blocked`` refuses (another unit's) or the document's end.
+    Items of the unit itself (``inside``) are stepped over; the walk ends at a heading, a non-paragraph, page
+    boilerplate, an item ``is_blocked`` refuses (another unit's) or the document's end.
     """
     p = start + step
     while 0 <= p < len(index.items):
@@ -52,6 +52,8 @@ def _next_peer(
             p += step
             continue
         if index.section_of(p) != section or index.is_heading(p) or is_blocked(ref) or not index.is_paragraph(p):
+            return None
+        if p in index.boilerplate:
             return None
         return p
     return None

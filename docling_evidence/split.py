@@ -308,13 +308,13 @@ class Splitter:
         cap = self._caption_of(oh, payload)
         if cap:
             blocks.append(cap)
-        blocks.extend(it.text for it in payload if it.kind == "lead")
+        blocks.extend(it.text for it in _reading_order([it for it in payload if it.kind == "lead"]))
         if rows:
             fmt = oh.fmt
             lines = [*fmt.open_lines(), *rows[0].header, *(it.text for it in rows), *fmt.close_lines()]
             blocks.append(LINE_DELIM.join(lines))
         blocks.extend(oh.footnotes)
-        blocks.extend(it.text for it in payload if it.kind == "tail")
+        blocks.extend(it.text for it in _reading_order([it for it in payload if it.kind == "tail"]))
         return BLOCK_DELIM.join(b for b in blocks if b)
 
     def _estimate(self, oh: _Overhead, payload: Sequence[_Item]) -> int:
@@ -692,7 +692,7 @@ class Splitter:
         oh = self._reduce(replace(parts, footnotes=()), (), self.budget // 2)
         oh.lead = []
         stream: list[_Item] = []
-        for i in parts.general_order([i for i in range(len(context)) if i not in beside]):
+        for i in sorted(i for i in range(len(context)) if i not in beside):  # every piece is kept: in reading order
             kind: Literal["lead", "tail"] = "lead" if i < n_before else "tail"
             stream.extend(self._text_items(kind, context[i], oh, ctx=i))
         return [*self._pack(oh, stream), table_piece]
@@ -884,7 +884,7 @@ class Splitter:
             fragment=frag_items[0].fragment if frag_items else None,
             cell_text=frag_items[0].cell_text if frag_items else None,
             kept_context=tuple(sorted({it.ctx for it in payload if it.ctx is not None})),
-            context_shown=tuple((it.ctx, it.text) for it in payload if it.ctx is not None),
+            context_shown=tuple((it.ctx, it.text) for it in _reading_order(list(payload)) if it.ctx is not None),
             has_caption=bool(oh.caption) or any(it.is_caption for it in payload),
             has_footnotes=bool(oh.footnotes) or any(it.is_footnote for it in payload),
             has_header=bool(row_items and row_items[0].header),
@@ -915,6 +915,17 @@ class Splitter:
                 fragment.sticky = item.sticky
             return items
         raise _Unsplittable(item)
+
+
+def _reading_order(items: list[_Item]) -> list[_Item]:
+    """``items`` with the context texts among them in reading order, in the places context takes: a piece fills with
+    context most important first, and shows it as the document reads (the fragments of one text stay in order)."""
+    slots = [k for k, it in enumerate(items) if it.ctx is not None]
+    ordered = sorted((items[k] for k in slots), key=lambda it: it.ctx)  # type: ignore[arg-type, return-value]
+    out = list(items)
+    for k, it in zip(slots, ordered, strict=True):
+        out[k] = it
+    return out
 
 
 def _unheaded(cols: Sequence[int], items: Sequence[_Item]) -> list[int]:

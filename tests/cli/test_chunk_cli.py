@@ -197,3 +197,36 @@ def test_md_listing_shows_the_piece_with_rows_when_a_unit_opens_with_context(
     assert "· part 2 of 2 · rows 1–5 ·" in listing and "_… piece 1 of T2 (context) not shown;" in listing
     full = runner.invoke(app, ["chunk", str(example_json), "-f", "md", "--all"]).stdout
     assert "· part 1 of 2 · no rows ·" in full
+
+
+def test_md_listing_counts_context_paragraphs_not_inline_runs(runner: CliRunner, tmp_path: Path) -> None:
+    """A paragraph with two links is one inline group of five runs: the summary counts it as one context paragraph,
+    beside a plain paragraph and two list items (each a paragraph)."""
+    from docling_core.types.doc import DocItemLabel, DoclingDocument, GroupLabel
+
+    doc = DoclingDocument(name="links")
+    doc.add_heading(text="Tariffs")
+    lead = doc.add_inline_group(parent=doc.body)
+    doc.add_text(label=DocItemLabel.TEXT, text="The tariffs below follow the", parent=lead)
+    doc.add_text(label=DocItemLabel.TEXT, text="port rules", hyperlink="https://example.org/rules", parent=lead)
+    doc.add_text(label=DocItemLabel.TEXT, text="and the", parent=lead)
+    doc.add_text(label=DocItemLabel.TEXT, text="harbour act", hyperlink="https://example.org/act", parent=lead)
+    doc.add_text(label=DocItemLabel.TEXT, text="for every vessel class and tonnage.", parent=lead)
+    doc.add_table(data=_tariff_table())
+    doc.add_text(label=DocItemLabel.TEXT, text="Tariffs for each vessel class apply per tonnage band.")
+    notes = doc.add_group(label=GroupLabel.LIST)
+    doc.add_list_item(text="Tankers pay the tonnage tariff twice.", parent=notes)
+    doc.add_list_item(text="Ferries pay half the vessel tariff.", parent=notes)
+    path = tmp_path / "links.json"
+    doc.save_as_json(path)
+    records = _records(runner.invoke(app, ["chunk", str(path)]).stdout)
+    (unit,) = [r for r in records if r["meta"]["kind"] == "table"]
+    assert list(unit["meta"]["roles"].values()).count("context") == 8  # five runs, a paragraph, two list items
+    listing = runner.invoke(app, ["chunk", str(path), "-f", "md"]).stdout
+    assert f"| T1 | `{unit['meta']['unit_id']}` | _none found_ | 4 | 1 | – |" in listing
+
+
+def _tariff_table() -> object:
+    from docs_builder import table_data
+
+    return table_data([["Vessel class", "Tonnage", "Tariff"]], [["Tanker", "5000", "12"], ["Ferry", "800", "4"]])
