@@ -29,13 +29,17 @@ from rich.console import Console
 from rich.markup import escape
 
 from docling_evidence.cli_common import (
-    STOP_EXIT_CODES,
+    QUICK_EXIT_CODES,
     Stopped,
+    broken_pipe,
     collect_warnings,
     error,
+    native_stderr_silenced,
+    quiet_broken_pipe,
     run_app,
     stderr,
     stop_on_signals,
+    third_party_logs,
     usage_error,
     warning,
     with_default,
@@ -61,6 +65,28 @@ if _bench_app is not None:
     # `docling-evidence bench sweep run|report`: the chunk size and overlap study
     _bench_app.add_typer(_sweep_app, name="sweep")
     app.add_typer(_bench_app, name="bench")
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from docling_evidence import __version__
+
+        typer.echo(f"docling-evidence {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback(help=app.info.help)
+def _options(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", help="Print the version and exit.", callback=_print_version, is_eager=True, show_default=False
+        ),
+    ] = False,
+) -> None:
+    # the options of the command itself (typer shows them in `docling-evidence --help`)
+    del version
+
 
 BUG_REPORT_HINT = "this is a bug in docling-evidence: please report it with the file"
 
@@ -136,22 +162,26 @@ def process_file(path: str, settings: ChunkSettings) -> FileOutcome:
     """Convert and chunk one file into chunk records; never raises (errors become ``FileOutcome.error``).
 
     An :class:`~docling_evidence.convert.InputError` (the file is unreadable, or docling-core's own validation
-    rejects it) and an unexpected exception (our bug) give different messages. Warnings raised meanwhile are
-    returned, not printed, so the caller can name the file.
+    rejects it) and an unexpected exception (our bug) give different messages; a token limit too small for the file
+    says which ``--max-tokens`` works (:func:`limit_advice`). Warnings raised meanwhile are returned, not printed,
+    so the caller can name the file.
     """
-    from docling_evidence.convert import InputError, chunk_path, chunk_record
+    from docling_evidence.convert import InputError, chunk_document, chunk_record, convert_path
+    from docling_evidence.limit_search import limit_advice
     from docling_evidence.split import TokenLimitTooSmall
 
     start = time.perf_counter()
     outcome = FileOutcome(path)
+    doc = None
     with collect_warnings() as caught:
         try:
             chunker = _chunker_for(settings)
-            outcome.records = [chunk_record(c, chunker, path) for c in chunk_path(path, chunker)]
+            doc = convert_path(path)
+            outcome.records = [chunk_record(c, chunker, path) for c in chunk_document(doc, chunker)]
         except InputError as exc:
             outcome.error = str(exc)
         except TokenLimitTooSmall as exc:  # the settings' fault, not a bug: say what to change
-            outcome.error = f"{path}: {exc}"
+            outcome.error = f"{path}: {limit_advice(exc, doc, settings)}"
         except Exception as exc:  # a bug or an unforeseen Docling failure: report it, keep the batch going
             outcome.error = internal_error(path, exc)
     outcome.warnings = caught
@@ -211,19 +241,32 @@ def _check_ray() -> None:
 
 
 @contextlib.contextmanager
-def _ray_outcomes(files: list[Path], settings: ChunkSettings, address: str | None) -> Iterator[Iterator[FileOutcome]]:
-    """The outcomes of ``files`` processed on Ray actors (``docling_evidence.ray``), in input order."""
+def _ray_outcomes(
+    files: list[Path], settings: ChunkSettings, address: str | None, verbose: bool = False
+) -> Iterator[Iterator[FileOutcome]]:
+    """The outcomes of ``files`` processed on Ray actors (``docling_evidence.ray``), in input order.
+
+    Ray's native core worker writes its own notices to the process's stderr; without ``verbose`` they go to
+    ``/dev/null`` (Ray keeps its logs under ``/tmp/ray/session_*/logs``) and only our lines are shown. Ray is shut
+    down before the block ends, so that its exit notices are silenced too."""
+    import ray
+
     from docling_evidence.ray import chunk_files, connect
 
-    try:
-        connect(address)
-    except RuntimeError as exc:
-        raise usage_error(str(exc)) from None
-    options = {k: v for k, v in vars(settings).items() if v is not None}
-    yield (
-        FileOutcome(path, records=records, error=error, warnings=warnings)
-        for path, records, error, warnings in chunk_files(files, address=address, **options)
-    )
+    with native_stderr_silenced(not verbose):
+        try:
+            try:
+                connect(address, verbose=verbose)
+            except RuntimeError as exc:
+                raise usage_error(str(exc)) from None
+            options = {k: v for k, v in vars(settings).items() if v is not None}
+            yield (
+                FileOutcome(path, records=records, error=error, warnings=warnings)
+                for path, records, error, warnings in chunk_files(files, address=address, **options)
+            )
+        finally:
+            with contextlib.suppress(Exception):
+                ray.shutdown()
 
 
 def _results(files: list[Path], futures: list[Future[FileOutcome]]) -> Iterator[FileOutcome]:
@@ -349,6 +392,17 @@ BboxOpt = Annotated[
         show_default=False,
     ),
 ]
+VerboseOpt = Annotated[
+    bool,
+    typer.Option(
+        "--verbose",
+        "-v",
+        help=with_default(
+            "Also show the log lines of the Hugging Face hub, transformers and Ray (--engine ray).", "only ours"
+        ),
+        show_default=False,
+    ),
+]
 TableFormatOpt = Annotated[
     TableFormat | None,
     typer.Option(
@@ -404,8 +458,10 @@ def chunk(
             show_default=False,
         ),
     ] = None,
+    verbose: VerboseOpt = False,
 ) -> None:
     """Convert (if needed) and chunk documents; write one record per chunk (text, meta, full chunk)."""
+    third_party_logs(verbose)
     with stop_on_signals():
         _chunk(
             inputs,
@@ -416,6 +472,7 @@ def chunk(
             _settings(max_tokens, tokenizer, bbox_threshold, table_format),
             engine,
             address,
+            verbose,
         )
 
 
@@ -428,6 +485,7 @@ def _chunk(
     settings: ChunkSettings,
     engine: Engine = Engine.local,
     address: str | None = None,
+    verbose: bool = False,
 ) -> None:
     from docling_evidence.convert import expand_inputs, max_tokens_of
 
@@ -465,7 +523,9 @@ def _chunk(
         writer = _Writer(stream, fmt, limit, show_all)
         writer.begin()
         engine_outcomes = (
-            _outcomes(files, settings, jobs) if engine is Engine.local else _ray_outcomes(files, settings, address)
+            _outcomes(files, settings, jobs)
+            if engine is Engine.local
+            else _ray_outcomes(files, settings, address, verbose)
         )
         with engine_outcomes as outcomes, _progress(err, len(files)) as advance:
             for outcome in outcomes:
@@ -495,6 +555,8 @@ def _chunk(
         where = f"nothing written, {output} untouched" if output is not None else "their chunks went to stdout"
         err.print(f"[yellow]stopped by {stop.name}: {done} of {len(files)} file(s) done; {escape(where)}[/]")
         raise typer.Exit(stop.exit_code) from None
+    except BrokenPipeError:  # the reader of stdout (or of the FIFO given as -o) went away: `| head`
+        raise broken_pipe() from None
     except OutputError as exc:
         raise usage_error(str(exc)) from None
     except OSError as exc:
@@ -580,14 +642,17 @@ def inspect(
             show_default=False,
         ),
     ] = None,
+    verbose: VerboseOpt = False,
 ) -> None:
     """Write a self-contained HTML report per document: every chunk, its members and their boxes on the pages."""
+    third_party_logs(verbose)
     with stop_on_signals():
         _inspect(inputs, output, _settings(max_tokens, tokenizer, bbox_threshold, table_format), answer)
 
 
 def _inspect(inputs: list[Path], output: Path | None, settings: ChunkSettings, answer: str | None = None) -> None:
     from docling_evidence.convert import InputError, chunk_document, convert_path, expand_inputs
+    from docling_evidence.limit_search import limit_advice
     from docling_evidence.paths import path_kind
     from docling_evidence.split import TokenLimitTooSmall
 
@@ -625,6 +690,7 @@ def _inspect(inputs: list[Path], output: Path | None, settings: ChunkSettings, a
     try:
         for path, target in zip(files, targets, strict=True):
             with collect_warnings() as caught:
+                doc = None
                 try:
                     doc = convert_path(path)
                     chunks = chunk_document(doc, chunker)
@@ -637,7 +703,7 @@ def _inspect(inputs: list[Path], output: Path | None, settings: ChunkSettings, a
                 except InputError as exc:
                     message = str(exc)
                 except TokenLimitTooSmall as exc:
-                    message = f"{path}: {exc}"
+                    message = f"{path}: {limit_advice(exc, doc, settings)}"
                 except Exception as exc:  # our bug: say so, keep going with the other files
                     message = internal_error(path, exc)
                 else:
@@ -671,7 +737,8 @@ def example(
     path = Path(__file__).parent / "examples" / f"annual_report.{fmt}"
     if not path.is_file():
         raise usage_error(f"no bundled example in format {fmt!r} (use html or docx)")
-    typer.echo(str(path))
+    with quiet_broken_pipe():
+        typer.echo(str(path))
 
 
 class CiteFormat(str, Enum):
@@ -716,10 +783,11 @@ def cite(
     except ValueError as exc:
         error(" ".join(str(exc).split()))
         raise typer.Exit(1) from None
-    if fmt is CiteFormat.json:
-        typer.echo(json.dumps(report.to_dict(), ensure_ascii=False, indent=2))
-    else:
-        typer.echo(format_text(report), nl=False)
+    with quiet_broken_pipe():
+        if fmt is CiteFormat.json:
+            typer.echo(json.dumps(report.to_dict(), ensure_ascii=False, indent=2))
+        else:
+            typer.echo(format_text(report), nl=False)
     if strict and not report.supported:
         raise typer.Exit(3)
 
@@ -730,9 +798,10 @@ def main() -> None:
     try:
         sys.exit(run_app(app))
     except SystemExit as exc:
-        if exc.code in STOP_EXIT_CODES:
-            # Stopped by a signal, with temp files removed and workers ended: leave now. A normal interpreter exit
-            # first garbage-collects the loaded tokenizer and Docling modules, which takes seconds on a busy machine.
+        if exc.code in QUICK_EXIT_CODES:
+            # Stopped by a signal or a closed pipe, with temp files removed and workers ended: leave now. A normal
+            # interpreter exit first garbage-collects the loaded tokenizer and Docling modules, which takes seconds on
+            # a busy machine.
             for stream in (sys.stdout, sys.stderr):
                 with contextlib.suppress(Exception):
                     stream.flush()

@@ -1,14 +1,17 @@
 """What every ``docling-evidence`` command shares: one-line messages on stderr, exit codes, running an app in-process.
 
 Exit codes of every command: 0 done, 1 some inputs failed (each reported on its own line, the rest processed),
-2 usage error (nothing processed), 130 / 143 stopped by SIGINT / SIGTERM. Only typer and rich are imported here.
+2 usage error (nothing processed), 130 / 143 stopped by SIGINT / SIGTERM, 141 stdout closed by its reader
+(``| head``: stopped without a message, as coreutils' commands end). Only typer and rich are imported here.
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import signal
+import sys
 import threading
 import warnings
 from collections.abc import Iterator, Sequence
@@ -58,6 +61,30 @@ def usage_error(message: str) -> typer.Exit:
     return typer.Exit(EXIT_USAGE)
 
 
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE (13)
+"""141: the reader of stdout went away (``| head -c 100``). A coreutils command is killed by SIGPIPE there, which a
+shell reports as 141, and prints nothing; Python ignores SIGPIPE, so the write raises instead and we exit alike."""
+
+
+def broken_pipe() -> typer.Exit:
+    """The exit to raise when writing stdout failed because its reader closed the pipe: no message (the reader asked
+    for no more), stdout pointed at ``/dev/null`` so that the interpreter's last flush cannot raise again, code 141."""
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    return typer.Exit(EXIT_BROKEN_PIPE)
+
+
+@contextlib.contextmanager
+def quiet_broken_pipe() -> Iterator[None]:
+    """Turn a :class:`BrokenPipeError` raised in the block (stdout's reader went away) into :func:`broken_pipe`."""
+    try:
+        yield
+    except BrokenPipeError:
+        raise broken_pipe() from None
+
+
 class Stopped(BaseException):
     """Raised in the main thread by SIGINT or SIGTERM inside :func:`stop_on_signals` (a BaseException, like
     ``KeyboardInterrupt``, so that ``except Exception`` blocks do not swallow it and ``finally`` blocks clean up)."""
@@ -82,6 +109,9 @@ STOP_SIGNALS: tuple[signal.Signals, ...] = (signal.SIGINT, signal.SIGTERM)
 
 STOP_EXIT_CODES: frozenset[int] = frozenset(128 + s for s in STOP_SIGNALS)
 """130 and 143: the exit codes of a command stopped by SIGINT or SIGTERM."""
+
+QUICK_EXIT_CODES: frozenset[int] = STOP_EXIT_CODES | {EXIT_BROKEN_PIPE}
+"""The exit codes after which the process may leave at once (``os._exit``): everything is cleaned up already."""
 
 
 def _raise_stopped(signum: int, _frame: FrameType | None) -> None:
@@ -116,6 +146,62 @@ def worker_signals() -> None:
     """In a worker process: ignore SIGINT (the parent decides and ends the workers), die on SIGTERM."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+THIRD_PARTY_LOGGERS = ("huggingface_hub", "transformers", "ray")
+"""Libraries whose own log lines (the hub's network retries, Ray's start-up notices) are shown only with
+``--verbose``: without it every problem is our one ``error:`` line."""
+
+
+def third_party_logs(verbose: bool) -> None:
+    """Show (``verbose``) or hide the warnings of :data:`THIRD_PARTY_LOGGERS`; errors of theirs that stop a command
+    reach the user as our own one-line message anyway. Also sets the libraries' environment variables, which they
+    read when first imported (the hub sets its logger's level then)."""
+    level = logging.WARNING if verbose else logging.ERROR
+    os.environ["HF_HUB_VERBOSITY"] = "warning" if verbose else "error"
+    os.environ["TRANSFORMERS_VERBOSITY"] = "warning" if verbose else "error"
+    for name in THIRD_PARTY_LOGGERS:
+        logging.getLogger(name).setLevel(level)
+
+
+@contextlib.contextmanager
+def native_stderr_silenced(enabled: bool = True) -> Iterator[None]:
+    """Send what native code writes to file descriptor 2 (Ray's C++ core worker, the processes Ray starts) to
+    ``/dev/null`` for the duration of the block, while ``sys.stderr`` (our messages, rich's progress bar) keeps
+    reaching the terminal through a copy of the original descriptor. Does nothing when ``enabled`` is false."""
+    if not enabled:
+        yield
+        return
+    with contextlib.suppress(Exception):
+        sys.stderr.flush()
+    saved = os.dup(2)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 2)
+    os.close(devnull)
+    original = sys.stderr
+    swapped = None
+    if _writes_to_fd(original, 2):
+        swapped = open(  # noqa: SIM115 (closed in the finally below)
+            os.dup(saved), "w", buffering=1, encoding=original.encoding, errors=original.errors
+        )
+        sys.stderr = swapped
+    try:
+        yield
+    finally:
+        if swapped is not None:
+            with contextlib.suppress(Exception):
+                swapped.flush()
+            sys.stderr = original
+            swapped.close()
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+def _writes_to_fd(stream: object, fd: int) -> bool:
+    try:
+        return stream.fileno() == fd  # type: ignore[attr-defined]
+    except (AttributeError, OSError, ValueError):  # a captured stream (tests) has no descriptor
+        return False
 
 
 class _Collect(logging.Handler):

@@ -17,8 +17,10 @@ the fix. Docling is imported only when a non-JSON file is converted.
 
 from __future__ import annotations
 
+import errno
 import importlib.util
 import json
+import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -56,6 +58,8 @@ REPORT_SUFFIX = ".inspect.html"
 """Inspector reports (``docling-evidence inspect``): skipped when a folder is expanded, so that reports written into
 an input folder are not read back as documents on the next run (a report named explicitly is still an input)."""
 
+EMPTY_FILE = "file is empty"
+DOCLING_JSON_FIX = "give a file written by DoclingDocument.save_as_json() or `docling --to json`"
 CONVERT_INSTALL_HINT = "install Docling's converters: pip install 'docling-evidence[convert]'"
 PDF_INSTALL_HINT = (
     "PDF needs full Docling and its layout models: pip install 'docling-evidence[pdf]' -c constraints.txt, "
@@ -90,8 +94,9 @@ def expand_inputs(inputs: Iterable[str | Path]) -> ExpandedInputs:
     """Expand files and folders (recursively, sorted) into supported files; collect, do not raise, input errors.
 
     An explicitly named file must exist and have a supported extension; a folder must contain at least one
-    supported file (other files in it, and inspector reports ``*.inspect.html``, are skipped silently). Each file
-    is listed once, even if named twice.
+    supported file (other files in it, and inspector reports ``*.inspect.html``, are skipped silently). Inside a
+    folder, an entry with a supported extension that cannot be read as a file (a dangling symlink, a symlink loop,
+    a FIFO) is an error, as it is when named explicitly. Each file is listed once, even if named twice.
     """
     result = ExpandedInputs()
     seen: set[Path] = set()
@@ -110,15 +115,12 @@ def expand_inputs(inputs: Iterable[str | Path]) -> ExpandedInputs:
             continue
         if kind == "dir":
             try:
-                found = sorted(
-                    p
-                    for p in path.rglob("*")
-                    if p.is_file() and p.suffix.lower() in SUPPORTED_SUFFIXES and not p.name.endswith(REPORT_SUFFIX)
-                )
+                found, bad = _folder_files(path)
             except OSError as exc:
                 result.errors.append(InputError(path, f"cannot read folder: {exc.strerror or exc}", "check the path"))
                 continue
-            if not found:
+            result.errors.extend(bad)
+            if not found and not bad:
                 result.errors.append(
                     InputError(path, "folder has no supported files", f"expected files ending in {_supported_list()}")
                 )
@@ -135,11 +137,57 @@ def expand_inputs(inputs: Iterable[str | Path]) -> ExpandedInputs:
                 )
             else:
                 add(path)
-        elif kind == "other":
-            result.errors.append(InputError(path, "not a regular file or folder"))
         else:
-            result.errors.append(InputError(path, "no such file or folder", "check the path"))
+            result.errors.append(_not_a_file(path, kind, "no such file or folder"))
     return result
+
+
+def _folder_files(folder: Path) -> tuple[list[Path], list[InputError]]:
+    """The supported files under ``folder`` (recursively, sorted) and an error for each supported-looking entry
+    that is not a readable file (a dangling symlink would otherwise vanish from the batch without a word)."""
+    found: list[Path] = []
+    bad: list[InputError] = []
+    for p in sorted(folder.rglob("*")):
+        if p.suffix.lower() not in SUPPORTED_SUFFIXES or p.name.endswith(REPORT_SUFFIX):
+            continue
+        kind = path_kind(p)
+        if kind == "file":
+            found.append(p)
+        elif kind != "dir":
+            bad.append(_not_a_file(p, kind, "no such file"))
+    return found, bad
+
+
+def _not_a_file(path: Path, kind: str | OSError, missing: str) -> InputError:
+    """The error for a path that is not a regular file or folder (``kind`` from :func:`path_kind`)."""
+    if isinstance(kind, OSError):
+        return InputError(path, f"cannot access: {kind.strerror or kind}", "check the path")
+    target = _link_target(path)
+    if kind == "missing" and target is not None:
+        return InputError(
+            path, f"dangling symlink: it points to {target}, which does not exist", "fix or remove the link"
+        )
+    if kind == "other" and target is not None and _is_loop(path):
+        return InputError(path, "symlink loop: the link never reaches a file", "fix or remove the link")
+    if kind == "other":
+        return InputError(path, "not a regular file or folder (a FIFO, socket or device)", "give a regular file")
+    return InputError(path, missing, "check the path")
+
+
+def _is_loop(path: Path) -> bool:
+    try:
+        path.stat()
+    except OSError as exc:
+        return exc.errno == errno.ELOOP
+    return False
+
+
+def _link_target(path: Path) -> str | None:
+    """Where the symlink ``path`` points, or None when it is not a symlink."""
+    try:
+        return os.readlink(path)
+    except (OSError, ValueError):
+        return None
 
 
 def iter_input_files(inputs: Iterable[str | Path]) -> Iterator[Path]:
@@ -165,11 +213,14 @@ def load_docling_json(path: str | Path) -> DoclingDocument:
     from pydantic import ValidationError
 
     path = Path(path)
-    fix = "give a file written by DoclingDocument.save_as_json() or `docling --to json`"
+    fix = DOCLING_JSON_FIX
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        if not text.strip():
+            raise InputError(path, EMPTY_FILE, "re-export or re-download the file")
+        data = json.loads(text)
     except UnicodeDecodeError:
-        raise InputError(path, "not a text JSON file", fix) from None
+        raise InputError(path, "not JSON: it holds binary data, not UTF-8 text", fix) from None
     except json.JSONDecodeError as exc:
         raise InputError(path, f"corrupt JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})", fix) from None
     except OSError as exc:
@@ -181,11 +232,7 @@ def load_docling_json(path: str | Path) -> DoclingDocument:
     try:
         return DoclingDocument.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first.get("loc", ()))
-        raise InputError(
-            path, f"invalid DoclingDocument ({exc.error_count()} errors, first at {where!r})", fix
-        ) from None
+        raise _invalid_document(path, exc, data) from None
     except Exception as exc:  # docling-core's own validators raise IndexError/KeyError on broken references
         dangling = dangling_reference(data)
         detail = (
@@ -196,6 +243,30 @@ def load_docling_json(path: str | Path) -> DoclingDocument:
         raise InputError(
             path, f"invalid DoclingDocument, rejected by docling-core's validation: {detail}", fix
         ) from None
+
+
+def _invalid_document(path: Path, exc: Any, data: dict[str, Any]) -> InputError:
+    """The one-line error for JSON that says it is a DoclingDocument but does not validate as one."""
+    from docling_evidence.json_problems import describe_validation_error
+
+    shown, total = describe_validation_error(exc.errors(), data)
+    more = f" (and {total - len(shown)} more)" if total > len(shown) else ""
+    version = _docling_core_version()
+    return InputError(
+        path,
+        f"not a valid DoclingDocument JSON{version}: {'; '.join(shown)}{more}",
+        "the file must follow the DoclingDocument schema, as DoclingDocument.save_as_json() or `docling --to json` "
+        "write it",
+    )
+
+
+def _docling_core_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return f" for docling-core {version('docling-core')}"
+    except PackageNotFoundError:
+        return ""
 
 
 _ITEM_LISTS = ("texts", "tables", "pictures", "groups", "key_value_items", "form_items", "field_regions", "field_items")
@@ -338,11 +409,58 @@ def _convert_with_backend(path: Path, fmt: str) -> DoclingDocument:
 
 _OLE_MAGIC = bytes.fromhex("d0cf11e0a1b11ae1")
 _OOXML_SUFFIXES = frozenset({".docx", ".xlsx", ".pptx"})
+_FORMAT_NAMES = {"html": "HTML", "md": "Markdown", "docx": "DOCX", "xlsx": "XLSX", "pptx": "PPTX", "pdf": "PDF"}
+_WRONG_CONTENT_FIX = "re-export or re-download the file, or give it the extension of what it really is"
+_TEXT_BOMS = (b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")
+_TEXT_CONTROLS = frozenset(b"\t\n\r\f\v\x08\x1b")
 
 
-def _starts_with(path: Path, magic: bytes) -> bool:
-    with path.open("rb") as stream:
-        return stream.read(len(magic)) == magic
+def _head(path: Path, size: int = 8192) -> bytes:
+    try:
+        with path.open("rb") as stream:
+            return stream.read(size)
+    except OSError as exc:
+        raise InputError(path, f"cannot read file: {exc.strerror or exc}") from None
+
+
+def looks_binary(head: bytes) -> bool:
+    """True when the first bytes of a file cannot be text in any encoding Docling reads (a NUL byte, or more than
+    one percent of control characters other than white space), as ``git`` and ``file`` decide it; a UTF-8 or
+    UTF-16 byte-order mark means text."""
+    if head.startswith(_TEXT_BOMS):
+        return False
+    if b"\0" in head:
+        return True
+    controls = sum(1 for byte in head if byte < 32 and byte not in _TEXT_CONTROLS)
+    return controls * 100 > len(head)
+
+
+def _check_content(path: Path, suffix: str) -> None:
+    """Refuse, before Docling runs, content that cannot be what the extension says: an empty file, an encrypted
+    Office file, an Office file that is no zip, a PDF without its header, binary data named ``.html`` or ``.md``
+    (Docling's HTML parser would replace every undecodable byte and report success)."""
+    head = _head(path)
+    if not head:
+        raise InputError(path, EMPTY_FILE, "re-export or re-download the file")
+    fmt = CONVERT_SUFFIXES[suffix]
+    name = _FORMAT_NAMES.get(fmt, fmt.upper())
+    if suffix in _OOXML_SUFFIXES:
+        if head.startswith(_OLE_MAGIC):
+            # An encrypted .docx/.xlsx/.pptx is an OLE compound file holding the encrypted package, not a zip.
+            raise InputError(
+                path, "file is password-protected (encrypted Office file)", "save an unprotected copy and retry"
+            )
+        if not head.startswith(b"PK"):
+            raise InputError(
+                path, f"not a {name} file: it is no zip archive, which every {suffix} is", _WRONG_CONTENT_FIX
+            )
+    elif fmt == "pdf" and b"%PDF-" not in head[:1024]:
+        raise InputError(path, "not a PDF file: it has no %PDF- header", _WRONG_CONTENT_FIX)
+    elif fmt in ("html", "md") and looks_binary(head):
+        article = "an" if name[0] in "AEHIOU" else "a"  # "an HTML", "a Markdown"
+        raise InputError(
+            path, f"not {article} {name} file: it holds binary data, and {name} is text", _WRONG_CONTENT_FIX
+        )
 
 
 def convert_path(path: str | Path) -> DoclingDocument:
@@ -354,10 +472,15 @@ def convert_path(path: str | Path) -> DoclingDocument:
     """
     path = Path(path)
     kind = path_kind(path)
-    if isinstance(kind, OSError):
-        raise InputError(path, f"cannot access: {kind.strerror or kind}", "check the path")
+    if kind == "dir":
+        raise InputError(
+            path,
+            "is a folder, not a file",
+            "this takes one file; for a folder's documents use iter_input_files(folder) or `docling-evidence chunk "
+            "FOLDER`",
+        )
     if kind != "file":
-        raise InputError(path, "no such file", "check the path")
+        raise _not_a_file(path, kind, "no such file")
     suffix = path.suffix.lower()
     if suffix in DOCLING_JSON_SUFFIXES:
         return load_docling_json(path)
@@ -367,13 +490,7 @@ def convert_path(path: str | Path) -> DoclingDocument:
             f"unsupported file type {suffix or '(no extension)'!r}",
             f"give a DoclingDocument .json or one of {_supported_list()}",
         )
-    if path.stat().st_size == 0:
-        raise InputError(path, "file is empty", "re-export or re-download the file")
-    if suffix in _OOXML_SUFFIXES and _starts_with(path, _OLE_MAGIC):
-        # An encrypted .docx/.xlsx/.pptx is an OLE compound file holding the encrypted package, not a zip.
-        raise InputError(
-            path, "file is password-protected (encrypted Office file)", "save an unprotected copy and retry"
-        )
+    _check_content(path, suffix)
     if importlib.util.find_spec("docling") is None:
         fix = PDF_INSTALL_HINT if suffix == ".pdf" else CONVERT_INSTALL_HINT
         raise InputError(path, "Docling is not installed", fix)

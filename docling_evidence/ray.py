@@ -181,22 +181,24 @@ def write_jsonl(dataset: Any, path: str | Path) -> int:
     return count
 
 
-def connect(address: str | None = None, num_cpus: int | None = None) -> None:
+def connect(address: str | None = None, num_cpus: int | None = None, verbose: bool = True) -> None:
     """Join the Ray cluster at ``address`` (``"auto"``, ``"ray://host:10001"``), or start a local one with ``num_cpus``
-    CPUs (default: all) when ``address`` is None; nothing when Ray is already initialised.
+    CPUs (default: all) when ``address`` is None; nothing when Ray is already initialised. Ray's Python warnings
+    (its token-authentication notice at start-up) are shown only when ``verbose``.
 
     Raises:
         RuntimeError: when Ray cannot start or connect (one line, naming the cause).
     """
     import ray
 
-    logging.getLogger("ray").setLevel(logging.WARNING)
-    logging.getLogger("ray.data").setLevel(logging.WARNING)
     if ray.is_initialized():
         return
+    level = logging.WARNING if verbose else logging.ERROR
+    logging.getLogger("ray").setLevel(level)
+    logging.getLogger("ray.data").setLevel(level)
     try:
         ray.init(
-            logging_level=logging.WARNING,
+            logging_level=level,
             address=address,
             num_cpus=num_cpus if address is None else None,
             include_dashboard=False,

@@ -12,6 +12,8 @@ no special tokens, no truncation), but importing it does not import transformers
 from __future__ import annotations
 
 import json
+import os
+import re
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -84,9 +86,13 @@ class TokenizersTokenizer(BaseTokenizer):
         try:
             tok = _load_tokenizer_json(str(file.resolve()))
         except Exception as exc:  # tokenizers raises a bare Exception on bad JSON
+            problem = (
+                f"cannot read {file}: {exc.strerror or exc}"
+                if isinstance(exc, OSError)
+                else "the tokenizers library cannot read it as a tokenizer (it is not a tokenizer.json)"
+            )
             raise ValueError(
-                f"could not load tokenizer {str(path)!r}: give a tokenizer.json (or a folder holding one); "
-                f"cause: {type(exc).__name__}"
+                f"could not load tokenizer {str(path)!r}: {problem}; give a tokenizer.json (or a folder holding one)"
             ) from exc
         return cls(tokenizer=tok, max_tokens=max_tokens)
 
@@ -142,11 +148,38 @@ def hf_tokenizer(name_or_path: str | Path, max_tokens: int = DEFAULT_MAX_TOKENS)
     try:
         hf_tok = _load_hf_tokenizer(str(name_or_path))
     except Exception as exc:  # transformers raises OSError, ValueError, HF hub errors...
-        raise ValueError(
-            f"could not load tokenizer {str(name_or_path)!r}: give a local folder with tokenizer.json "
-            f"(or a Hugging Face model name that is in the local cache); cause: {type(exc).__name__}"
-        ) from exc
+        raise ValueError(f"could not load tokenizer {str(name_or_path)!r}: {_load_failure(str(name_or_path))}") from exc
     return HuggingFaceTokenizer(tokenizer=hf_tok, max_tokens=max_tokens)
+
+
+_HUB_NAME = re.compile(r"[A-Za-z0-9][\w.-]*(/[\w.-]+)?")
+
+
+def _load_failure(name: str) -> str:
+    """Why a tokenizer name or folder did not load, and what to give instead."""
+    local = "give a local folder with tokenizer.json (or a Hugging Face model name that is in the local cache)"
+    from docling_evidence.paths import path_kind
+
+    kind = path_kind(Path(name).expanduser())
+    if kind == "dir":
+        return (
+            "the folder holds no tokenizer transformers can read (tokenizer.json, or tokenizer_config.json and its "
+            f"vocabulary); {local}"
+        )
+    if isinstance(kind, OSError):
+        return f"cannot access it: {kind.strerror or kind}; {local}"
+    if kind != "missing":
+        return f"it is a file, not a tokenizer folder or a tokenizer.json; {local}"
+    if not _HUB_NAME.fullmatch(name):
+        return f"no such folder; {local}"
+    offline = os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in {"1", "true", "yes", "on"}
+    where = "it is not in the local Hugging Face cache" + (
+        " and the hub is off (HF_HUB_OFFLINE=1)" if offline else " and the hub did not provide it"
+    )
+    return (
+        f"no such folder, and as a model name {where}; download it once where the hub is reachable "
+        f"(`hf download {name}`) or give a local folder with tokenizer.json"
+    )
 
 
 def load_tokenizer(

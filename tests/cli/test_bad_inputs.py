@@ -61,7 +61,7 @@ def test_unsupported_extension(runner: CliRunner, example_json: Path, tmp_path: 
     [
         ('{"schema_name": "DoclingDocument", "name": ', "corrupt JSON (line 1"),
         ('{"name": "x", "texts": []}', "not a DoclingDocument"),
-        ('{"schema_name": "DoclingDocument", "texts": "oops"}', "invalid DoclingDocument"),
+        ('{"schema_name": "DoclingDocument", "texts": "oops"}', 'texts should be a valid list, got "oops"'),
         ("[1, 2, 3]", "not a DoclingDocument"),
     ],
 )

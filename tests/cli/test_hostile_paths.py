@@ -90,7 +90,7 @@ def test_a_limit_too_small_says_what_to_change_not_that_it_is_a_bug(
     result = runner.invoke(app, ["chunk", str(example_json), "--max-tokens", max_tokens])
     assert result.exit_code == 1, result.stderr
     (line,) = _errors(result.stderr)
-    assert f"max_tokens={max_tokens}" in line and "larger max_tokens" in line
+    assert f"max_tokens={max_tokens}" in line and "use --max-tokens" in line
     assert "internal error" not in line and "bug" not in line
 
 
