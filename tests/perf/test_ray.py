@@ -78,3 +78,28 @@ def test_address_needs_the_ray_engine(tmp_path) -> None:
     result = CliRunner().invoke(app, ["chunk", str(doc), "--address", "auto"])
     assert result.exit_code == 2
     assert "--address needs --engine ray" in result.output
+
+
+def test_the_ray_engine_prints_only_our_lines(inputs, tmp_path) -> None:
+    """Ray's start-up notices (token authentication) and its native core worker's log lines stay out of stderr:
+    one line per bad file and the summary, as with the local engine."""
+    import os
+    import subprocess
+    import sys
+
+    repo = Path(__file__).resolve().parents[2]
+    out = tmp_path / "chunks.jsonl"
+    proc = subprocess.run(
+        [sys.executable, "-m", "docling_evidence.cli", "chunk", *map(str, inputs), "--engine", "ray", "-o", str(out)],
+        cwd=tmp_path,
+        env={**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(repo)},
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert proc.returncode == 1, proc.stderr  # the broken input
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 2, proc.stderr
+    assert lines[0].startswith(f"error: {inputs[1]}: corrupt JSON")
+    assert lines[1].startswith("2 file(s) chunked into ") and lines[1].endswith("1 input(s) failed")
+    assert out.read_text(encoding="utf-8").count("\n") > 0
