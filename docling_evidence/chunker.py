@@ -593,8 +593,10 @@ class EvidenceChunker(BaseChunker):
                 ]
         # the unit's span: pages of what its pieces show (a context paragraph dropped from every piece does not count)
         span = page_span(it for c in chunks for it in c.meta.doc_items)
+        table_pages = page_span(unit.tables)
         for c in chunks:
             c.meta.page_span = span
+            c.meta.table_pages = table_pages
         return chunks
 
     def _row_views(self, rows: TableRows, piece: Piece, caption: str, prefix: str) -> list[str]:

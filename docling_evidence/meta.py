@@ -18,6 +18,7 @@ MemberRole = Literal["caption", "context", "table", "footnote", "text"]
 
 EVIDENCE_FIELDS: tuple[str, ...] = (
     "page_span",
+    "table_pages",
     "unit_id",
     "kind",
     "part",
@@ -42,6 +43,14 @@ class EvidenceMeta(DocMeta):
 
     page_span: list[int] = Field(
         default_factory=list, description="Sorted page numbers (1-based) of every item of the chunk's unit."
+    )
+    table_pages: list[int] = Field(
+        default_factory=list,
+        description=(
+            "Sorted page numbers (1-based) of the table's own items, every part of a continued table (table chunks;"
+            " empty for text chunks): where the table is printed, for a citation or a page filter, while page_span"
+            " also covers its caption, footnotes and context."
+        ),
     )
     unit_id: str = Field(description="Stable id shared by all pieces of one evidence unit; unique per text chunk.")
     kind: ChunkKind = Field(description="'table' for evidence-unit pieces, 'text' for the other chunks.")

@@ -89,6 +89,7 @@ def _check_loaded(docs: list[Document], chunker: Any, dl_doc: Any, source: str) 
         assert meta["dl_meta"]["unit_id"] == chunk.meta.unit_id
         assert {key: meta[key] for key in FLAT_FIELDS} == {
             "page_span": chunk.meta.page_span,
+            "table_pages": chunk.meta.table_pages,
             "unit_id": chunk.meta.unit_id,
             "kind": chunk.meta.kind,
             "part": chunk.meta.part,
