@@ -5,14 +5,15 @@ works unchanged: its ``page_content`` is ``chunker.contextualize(chunk)`` (the t
 whole chunk metadata under ``dl_meta``. This module adds:
 
 - :class:`EvidenceMetaExtractor` (pass as ``meta_extractor=``) and :func:`flatten_evidence_metadata`, which copy
-  ``page_span``, ``table_pages``, ``unit_id``, ``kind``, ``part``, ``parts`` (and ``caption`` when set) to the top level
-  of the metadata, where vector-store filters can reach them;
+  ``page_span``, ``unit_id``, ``kind``, ``part``, ``parts`` (and ``caption`` when set) to the top level of the metadata,
+  where vector-store filters can reach them;
 - :func:`evidence_ids`, stable ids for ``vectorstore.add_documents(docs, ids=...)`` that let the retriever fetch the
   missing pieces of a unit when it re-assembles one;
 - :func:`view_documents`, one Document per view of each chunk (its rows and sentences, ``EvidenceChunker.views``): add
   them beside the chunk Documents (with :func:`evidence_ids`) and a row view that ranks retrieves its piece;
 - :class:`MaxPoolRetriever`, a ``BaseRetriever`` over any vector store that fetches ``fetch_k`` candidates and returns
-  ``k`` distinct units (a row view hit is replaced by its piece).
+  ``k`` distinct units (a row view hit is replaced by its piece); with ``budget=`` it returns the units' evidence packed
+  into that many tokens (``EvidenceChunker.pack``), one Document per unit.
 
 Requires the ``langchain`` extra (``langchain-core``; ``langchain-docling`` for the loader parts).
 """
@@ -44,8 +45,16 @@ from docling_evidence.integrations.maxpool import (
     validate_k,
     view_targets,
 )
+from docling_evidence.integrations.packing import (
+    PACKED_KEY,
+    block_metadata,
+    default_chunker,
+    pack_pieces,
+    validate_budget,
+    view_hints,
+)
 
-FLAT_FIELDS: tuple[str, ...] = ("page_span", "table_pages", "unit_id", "kind", "part", "parts")
+FLAT_FIELDS: tuple[str, ...] = ("page_span", "unit_id", "kind", "part", "parts")
 """Evidence fields copied from ``dl_meta`` to the top level of a Document's metadata."""
 
 OPTIONAL_FLAT_FIELDS: tuple[str, ...] = ("caption",)
@@ -64,9 +73,8 @@ def flat_evidence_fields(dl_meta: Mapping[str, Any]) -> dict[str, Any]:
     """Return the flat evidence fields found in a chunk's exported metadata (``chunk.meta.export_json_dict()``)."""
     flat = {key: dl_meta[key] for key in FLAT_FIELDS if key in dl_meta}
     flat.update({key: dl_meta[key] for key in OPTIONAL_FLAT_FIELDS if dl_meta.get(key) is not None})
-    for key in ("page_span", "table_pages"):
-        if key in flat:
-            flat[key] = [int(page) for page in flat[key]]
+    if "page_span" in flat:
+        flat["page_span"] = [int(page) for page in flat["page_span"]]
     return flat
 
 
@@ -100,8 +108,7 @@ def _evidence_meta_extractor_class() -> type:
         """
 
         def extract_chunk_meta(self, file_path: str, chunk: Any) -> dict[str, Any]:
-            """Return ``{"source", "dl_meta", "page_span", "table_pages", "unit_id", "kind", "part", "parts"[,
-            "caption"]}``."""
+            """Return ``{"source", "dl_meta", "page_span", "unit_id", "kind", "part", "parts"[, "caption"]}``."""
             meta = super().extract_chunk_meta(file_path, chunk)
             meta.update(flat_evidence_fields(meta["dl_meta"]))
             return meta
@@ -234,11 +241,20 @@ class MaxPoolRetriever(BaseRetriever):
     Pieces that were not among the candidates are fetched with ``vectorstore.get_by_ids`` when the Documents were
     added with :func:`evidence_ids`; ``metadata["parts_found"]`` lists the parts actually joined, in the order joined.
 
+    With ``budget`` (tokens of ``chunker``'s tokenizer), the ``k`` units' pieces among the candidates, in ranking
+    order, are packed (``EvidenceChunker.pack``, docs/packing.md): each returned Document is one unit's packed
+    evidence (caption, header and the rows that match, the explaining sentences, the footnotes that change what the
+    numbers mean), all of them together within ``budget``; a view that ranked makes its row or sentence lead its unit
+    (its rank is the score the packer adds). Its metadata: the first piece's flat fields, ``page_span`` (the pages of
+    what is delivered), ``metadata["packed"]`` (doc refs, rows, sentence spans, pages, boxes: JSON values) and
+    ``score``. Without ``budget`` nothing changes.
+
     Documents without ``unit_id`` are each their own unit; a single warning (per retriever) says so.
 
     Raises:
-        ValueError: if ``k <= 0`` or ``fetch_k < k``; at retrieval, if a row view's piece cannot be fetched (a store
-            without ``get_by_ids``, or pieces not added with :func:`evidence_ids`).
+        ValueError: if ``k <= 0``, ``fetch_k < k`` or ``budget`` is not None or an int >= 1; at retrieval, if a row
+            view's piece cannot be fetched (a store without ``get_by_ids``, or pieces not added with
+            :func:`evidence_ids`).
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -252,12 +268,19 @@ class MaxPoolRetriever(BaseRetriever):
     best-ranked piece first (``"best_first"``); or every piece in part order (``"reading"``)."""
     search_kwargs: dict[str, Any] = Field(default_factory=dict)
     """Extra keyword arguments for the vector store search (for instance a metadata ``filter``)."""
+    budget: int | None = None
+    """Pack the units' evidence into this many tokens (``EvidenceChunker.pack``); None returns pieces or units."""
+    chunker: Any = None
+    """The ``EvidenceChunker`` whose tokenizer counts ``budget`` (default ``EvidenceChunker()``)."""
+    scorer: Any = None
+    """``scorer(query, texts) -> scores`` for packing (default: the packer's lexical scorer)."""
 
     _warned: bool = PrivateAttr(default=False)
 
     @model_validator(mode="after")
     def _check_k(self) -> MaxPoolRetriever:
         validate_k(self.k, self.fetch_k)
+        validate_budget(self.budget)
         return self
 
     def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun) -> list[Document]:
@@ -267,7 +290,35 @@ class MaxPoolRetriever(BaseRetriever):
             self._warned = True
             warnings.warn(NO_UNIT_ID_WARNING, UserWarning, stacklevel=2)
         chunks = self._view_chunks(units)
+        if self.budget is not None:
+            return self._packed_documents(query, hits, units, chunks)
         return [self._unit_document(unit, chunks) for unit in units]
+
+    def _packed_documents(
+        self,
+        query: str,
+        hits: list[tuple[Document, float | None]],
+        units: list[PooledUnit[tuple[Document, float | None]]],
+        chunks: Mapping[str, Document],
+    ) -> list[Document]:
+        """One Document per unit: its pieces among the candidates, packed with the others' within ``budget``."""
+        pieces: list[tuple[Document, float | None]] = []
+        for unit in units:
+            as_chunk = lambda hit, pid: (chunks[pid], hit[1])  # noqa: E731
+            pieces += chunk_hits(unit, _view_of, lambda hit: piece_id(hit[0].metadata), as_chunk)
+        chunker = default_chunker(self.chunker)
+        hints = view_hints((doc.page_content, _view_of((doc, None)) is not None) for doc, _ in hits)
+        entries = [(doc.page_content, _docling_meta(doc)) for doc, _ in pieces]
+        packed = pack_pieces(chunker, query, entries, int(self.budget or 0), hints, self.scorer)
+        out: list[Document] = []
+        for block in packed.blocks:
+            first, score = pieces[block.ranks[0]]
+            flat = {k: v for k, v in first.metadata.items() if k not in ("dl_meta", PACKED_KEY)}
+            metadata = block_metadata(block, packed, flat)
+            if score is not None:
+                metadata[SCORE_KEY] = float(score)
+            out.append(Document(page_content=block.text, metadata=metadata))
+        return out
 
     def _search(self, query: str) -> list[tuple[Document, float | None]]:
         try:
@@ -358,6 +409,12 @@ class MaxPoolRetriever(BaseRetriever):
             return pieces
         same_unit = [doc for doc in found if _evidence(doc.metadata).get("unit_id") == fields["unit_id"]]
         return pieces + same_unit
+
+
+def _docling_meta(doc: Document) -> Mapping[str, Any]:
+    """docling's metadata of a chunk Document (``dl_meta``), else its flat evidence fields."""
+    dl_meta = doc.metadata.get("dl_meta")
+    return dl_meta if isinstance(dl_meta, Mapping) else _evidence(doc.metadata)
 
 
 def _with_score(doc: Document, score: float | None, extra: Mapping[str, Any]) -> Document:

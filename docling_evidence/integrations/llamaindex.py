@@ -54,8 +54,15 @@ from docling_evidence.integrations.maxpool import (
     validate_k,
     view_targets,
 )
+from docling_evidence.integrations.packing import (
+    block_metadata,
+    default_chunker,
+    pack_pieces,
+    validate_budget,
+    view_hints,
+)
 
-VIEW_FIELDS: tuple[str, ...] = ("page_span", "table_pages", "unit_id", "kind", "part", "parts", "caption")
+VIEW_FIELDS: tuple[str, ...] = ("page_span", "unit_id", "kind", "part", "parts", "caption")
 """Metadata a view node copies from its chunk (filters reach it like the chunk's)."""
 
 CONTEXTUALIZED_KEY = "contextualized"
@@ -201,6 +208,14 @@ class MaxPoolPostprocessor(BaseNodePostprocessor):
     looked up in ``docstore`` through the nodes' previous/next relationships when a docstore is given (for instance
     ``index.docstore``). ``metadata["parts_found"]`` lists the parts joined.
 
+    With ``budget`` (tokens of ``chunker``'s tokenizer), the ``top_n`` units' nodes, in ranking order, are packed
+    (``EvidenceChunker.pack``, docs/packing.md): each returned node is one unit's packed evidence (caption, header and
+    the rows that match, the explaining sentences, the footnotes that change what the numbers mean), all of them
+    together within ``budget``, at the unit's best score; a view that ranked makes its row or sentence lead its
+    unit. Its metadata (kept out of the embedded and LLM text): the first node's flat fields, ``page_span`` (the pages
+    of what is delivered) and ``metadata["packed"]`` (doc refs, rows, sentence spans, pages, boxes). The query is
+    needed (``query_bundle``). Without ``budget`` nothing changes.
+
     Nodes without ``unit_id`` are each their own unit; a single warning (per postprocessor) says so.
 
     Raises:
@@ -222,11 +237,16 @@ class MaxPoolPostprocessor(BaseNodePostprocessor):
         description="Where to look up a view's chunk when the docstore lacks it (a vector store that keeps the text).",
     )
 
+    budget: int | None = Field(default=None, description="Pack the units' evidence into this many tokens.")
+    chunker: Any = Field(default=None, description="The EvidenceChunker whose tokenizer counts the budget.")
+    scorer: Any = Field(default=None, description="scorer(query, texts) -> scores for packing (default: lexical).")
+
     _warned: bool = PrivateAttr(default=False)
 
     @model_validator(mode="after")
     def _check_top_n(self) -> MaxPoolPostprocessor:
         validate_k(self.top_n)
+        validate_budget(self.budget)
         return self
 
     @classmethod
@@ -243,7 +263,44 @@ class MaxPoolPostprocessor(BaseNodePostprocessor):
             warnings.warn(NO_UNIT_ID_WARNING, UserWarning, stacklevel=2)
         wanted = view_targets(units, _view_of)
         chunks = self._fetch(wanted) if wanted else {}
+        if self.budget is not None:
+            return self._packed_nodes(nodes, units, chunks, query_bundle)
         return [self._unit_node(unit, chunks) for unit in units]
+
+    def _packed_nodes(
+        self,
+        nodes: list[NodeWithScore],
+        units: list[PooledUnit[NodeWithScore]],
+        chunks: dict[str, BaseNode],
+        query_bundle: QueryBundle | None,
+    ) -> list[NodeWithScore]:
+        """One node per unit: its nodes among the candidates, packed with the others' within ``budget``."""
+        if query_bundle is None:
+            raise ValueError("MaxPoolPostprocessor(budget=...) packs for a query: pass query_bundle (or query_str)")
+        pieces: list[tuple[NodeWithScore, float | None]] = []
+        for unit in units:
+            as_chunk = lambda hit, t: NodeWithScore(node=chunks[t], score=hit.score)  # noqa: E731
+            hits = chunk_hits(unit, _view_of, lambda hit: hit.node.node_id, as_chunk)
+            pieces += [(hit, unit.score) for hit in hits]
+        hints = view_hints((hit.node.get_content(MetadataMode.NONE), _view_of(hit) is not None) for hit in nodes)
+        entries = [(hit.node.get_content(MetadataMode.NONE), hit.node.metadata) for hit, _ in pieces]
+        chunker = default_chunker(self.chunker)
+        packed = pack_pieces(chunker, query_bundle.query_str, entries, int(self.budget or 0), hints, self.scorer)
+        out: list[NodeWithScore] = []
+        for block in packed.blocks:
+            first, score = pieces[block.ranks[0]]
+            flat = {k: first.node.metadata[k] for k in VIEW_FIELDS if k in first.node.metadata}
+            metadata = block_metadata(block, packed, flat)
+            node = TextNode(
+                id_=f"{block.key}:packed",
+                text=block.text,
+                metadata=metadata,
+                excluded_embed_metadata_keys=list(metadata),
+                excluded_llm_metadata_keys=list(metadata),
+                relationships={k: v for k, v in first.node.relationships.items() if k == NodeRelationship.SOURCE},
+            )
+            out.append(NodeWithScore(node=node, score=score))
+        return out
 
     def _fetch(self, node_ids: list[str]) -> dict[str, BaseNode]:
         """The chunks of the views, from the docstore, else from a vector store that keeps the text."""
@@ -355,15 +412,23 @@ class MaxPoolRetriever(BaseRetriever):
         docstore: BaseDocumentStore | None = None,
         piece_order: PieceOrder = "match_first",
         vector_store: Any = None,
+        budget: int | None = None,
+        chunker: Any = None,
         **kwargs: Any,
     ) -> None:
-        """Wrap ``retriever``; see :class:`MaxPoolPostprocessor` for ``reassemble``, ``piece_order``, ``docstore``
-        and ``vector_store``."""
+        """Wrap ``retriever``; see :class:`MaxPoolPostprocessor` for ``reassemble``, ``piece_order``, ``docstore``,
+        ``vector_store``, ``budget`` and ``chunker``."""
         if not isinstance(retriever, BaseRetriever):
             raise TypeError(f"retriever must be a LlamaIndex BaseRetriever, got {type(retriever).__name__}")
         self._inner = retriever
         self._pool = MaxPoolPostprocessor(
-            top_n=k, reassemble=reassemble, docstore=docstore, piece_order=piece_order, vector_store=vector_store
+            top_n=k,
+            reassemble=reassemble,
+            docstore=docstore,
+            piece_order=piece_order,
+            vector_store=vector_store,
+            budget=budget,
+            chunker=chunker,
         )
         super().__init__(**kwargs)
 
@@ -375,8 +440,11 @@ class MaxPoolRetriever(BaseRetriever):
         fetch_k: int = 20,
         reassemble: bool = False,
         piece_order: PieceOrder = "match_first",
+        budget: int | None = None,
+        chunker: Any = None,
     ) -> MaxPoolRetriever:
-        """Max-pool retriever over a ``VectorStoreIndex``: fetch ``fetch_k`` nodes, return ``k`` units.
+        """Max-pool retriever over a ``VectorStoreIndex``: fetch ``fetch_k`` nodes, return ``k`` units (packed into
+        ``budget`` tokens when given, see :class:`MaxPoolPostprocessor`).
 
         Raises:
             ValueError: if ``k <= 0`` or ``fetch_k < k``.
@@ -389,6 +457,8 @@ class MaxPoolRetriever(BaseRetriever):
             docstore=index.docstore,
             piece_order=piece_order,
             vector_store=getattr(index, "vector_store", None),
+            budget=budget,
+            chunker=chunker,
         )
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:

@@ -229,11 +229,12 @@ def merge_piece_metadata(metas: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     ``doc_items`` (every piece's, in order, each item once by ``self_ref``), ``roles`` and ``context_spans`` (union;
     a context item's spans once each, in order), ``views`` (every piece's, in order), ``rows`` (from the lowest first
     row to the highest end, over the pieces that hold rows) and ``page_span`` (every page, sorted). ``part`` /
-    ``parts`` are the caller's to set.
+    ``parts`` are the caller's to set. ``line_roles`` is left out: it describes one piece's text, not the joined one.
     """
     if not metas:
         return {}
     out = dict(metas[0])
+    out.pop("line_roles", None)
     if any("doc_items" in m for m in metas):
         items: list[Any] = []
         seen: set[str] = set()

@@ -48,25 +48,26 @@ def hinted_scorer(hints: Mapping[str, float], base: Scorer | None = None) -> Sco
     """A scorer that adds what a vector store already said: ``hints`` maps the text of a view that ranked (a row or a
     sentence, ``EvidenceChunker.contextualize_views``) to a weight, higher for a better rank (the integrations give
     :func:`rank_weight`, so a store's distances and similarities read alike). A text gets ``base``'s score plus the
-    weight of the hint it best matches (sharing at least half of the hint's words and numbers), so the row or
-    sentence that matched in the index leads its unit's block."""
+    weight of the best hint that shows it: every number of the text, and at least half of its words, are in the
+    view (a row's view holds its label and values; another row of the table shares only the column names)."""
     score = base or lexical_scorer
     hint_terms = [(_terms(text), value) for text, value in hints.items() if math.isfinite(value)]
 
     def scorer(query: str, texts: Sequence[str]) -> list[float]:
-        out = [float(s) for s in score(query, texts)]
-        if not hint_terms:
-            return out
+        out = [float(s) for s in checked_scores(score, query, texts)]
         for k, text in enumerate(texts):
-            terms = _terms(text)
-            best = 0.0
-            for view_terms, value in hint_terms:
-                if view_terms and len(terms & view_terms) * 2 >= len(view_terms):
-                    best = max(best, value)
-            out[k] += best
+            out[k] += max((value for view, value in hint_terms if _shows(view, _terms(text))), default=0.0)
         return out
 
     return scorer
+
+
+def _shows(view: frozenset[str], terms: frozenset[str]) -> bool:
+    numbers = {t for t in terms if t.startswith("#")}
+    words = terms - numbers
+    if not terms or not numbers <= view:
+        return False
+    return len(words & view) * 2 >= len(words)
 
 
 HINT_WEIGHT = 10.0

@@ -1,0 +1,114 @@
+"""Packed evidence for the retrievers, framework-free: what the LangChain and LlamaIndex wrappers share.
+
+A retriever with a ``budget`` gives the pooled units' pieces, in ranking order, to ``EvidenceChunker.pack`` and
+returns one result per packed block. The pieces come back as chunks from their stored text and metadata
+(:func:`chunk_from`: docling's metadata of the chunk, ``dl_meta`` in LangChain, the node metadata in LlamaIndex); a
+view that ranked (a row or a sentence) tells the packer which of its piece's rows or sentences matched
+(:func:`view_hints`, fed to :func:`docling_evidence.pack.scoring.hinted_scorer`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from types import SimpleNamespace
+from typing import Any
+
+from docling_evidence.pack.evidence import PackedBlock, PackedEvidence
+from docling_evidence.pack.scoring import Scorer, hinted_scorer, rank_weight
+
+PACKED_KEY = "packed"
+"""Metadata key of a packed result: its block (``PackedBlock.metadata()``: refs, rows, sentences, pages, boxes)."""
+
+
+def validate_budget(budget: Any) -> None:
+    """``None`` (no packing) or an int of at least 1 token.
+
+    Raises:
+        ValueError: otherwise.
+    """
+    if budget is None:
+        return
+    if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
+        raise ValueError(f"budget must be None or an int of at least 1 token, got {budget!r}")
+
+
+def chunk_from(text: str, meta: Mapping[str, Any] | None, delim: str = "\n") -> Any:
+    """A chunk to pack from a stored text and its docling metadata (``chunk.meta.export_json_dict()``).
+
+    The stored text may be ``contextualize(chunk)``: the headings in front are taken off, so the chunk's line roles
+    line up with its text. Metadata that does not validate as an ``EvidenceMeta`` (another chunker's) gives a
+    docling-core ``DocChunk``; flat metadata with a ``unit_id`` a chunk of that unit; no metadata a plain chunk.
+    """
+    from docling_core.transforms.chunker.doc_chunk import DocChunk, DocMeta
+
+    from docling_evidence.meta import EvidenceChunk, EvidenceMeta
+
+    if not isinstance(meta, Mapping):
+        return SimpleNamespace(text=text, meta=None)
+    headings = meta.get("headings")
+    if isinstance(headings, list) and headings and all(isinstance(h, str) for h in headings):
+        prefix = delim.join(headings) + delim
+        text = text[len(prefix) :] if text.startswith(prefix) else text
+    for chunk_cls, meta_cls in ((EvidenceChunk, EvidenceMeta), (DocChunk, DocMeta)):
+        fields = {k: v for k, v in meta.items() if k in meta_cls.model_fields}
+        try:
+            return chunk_cls.model_validate({"text": text, "meta": fields})
+        except ValueError:
+            continue
+    # flat metadata only (a vector store that kept the filter fields): the unit still groups its pieces
+    unit_id, kind = meta.get("unit_id"), meta.get("kind")
+    return SimpleNamespace(text=text, meta=SimpleNamespace(unit_id=unit_id, kind=kind) if unit_id else None)
+
+
+def view_hints(hits: Iterable[tuple[str, bool]]) -> dict[str, float]:
+    """Hint weights of the views among the store's hits (``(text, is_view)`` in the store's order, best first): the
+    best-ranked view weighs most."""
+    hints: dict[str, float] = {}
+    for rank, (text, is_view) in enumerate(hits):
+        if is_view and text not in hints:
+            hints[text] = rank_weight(rank)
+    return hints
+
+
+def pack_pieces(
+    chunker: Any,
+    query: str,
+    pieces: Sequence[tuple[str, Mapping[str, Any] | None]],
+    budget: int,
+    hints: Mapping[str, float],
+    scorer: Scorer | None = None,
+) -> PackedEvidence:
+    """Pack ``pieces`` (stored text and docling metadata, in ranking order) for ``query`` within ``budget``."""
+    delim = getattr(chunker, "delim", "\n")
+    ranked = [chunk_from(text, meta, delim) for text, meta in pieces]
+    return chunker.pack(query, ranked, budget, scorer=hinted_scorer(hints, scorer) if hints else scorer)
+
+
+def block_metadata(block: PackedBlock, packed: PackedEvidence, extra: Mapping[str, Any]) -> dict[str, Any]:
+    """JSON-safe metadata of one packed result: ``extra`` (the first piece's flat fields), ``unit_id``, ``kind``,
+    ``page_span`` (the block's pages), the block under :data:`PACKED_KEY`, and the whole packing's token count."""
+    return {
+        **extra,
+        "unit_id": block.unit_id or block.key,
+        "kind": block.kind,
+        "page_span": list(block.pages),
+        PACKED_KEY: block.metadata(),
+        "packed_tokens": packed.tokens,
+        "packed_budget": packed.budget,
+    }
+
+
+def default_chunker(chunker: Any) -> Any:
+    """``chunker``, or the default ``EvidenceChunker()`` (its tokenizer counts the budget)."""
+    if chunker is not None:
+        if not callable(getattr(chunker, "pack", None)):
+            raise TypeError(f"chunker must be an EvidenceChunker (with pack), got {type(chunker).__name__}")
+        return chunker
+    from docling_evidence import EvidenceChunker
+
+    return EvidenceChunker()
+
+
+def score_of_block(block: PackedBlock, unit_scores: Callable[[int], float | None]) -> float | None:
+    """The store's score of the unit a block comes from (the unit of its first piece)."""
+    return unit_scores(block.ranks[0]) if block.ranks else None
