@@ -14,6 +14,11 @@ Measured:
   EvidenceChunker's serializer), counted by a wrapping tokenizer that also sees ``semchunk``'s calls (target: <= 1.5);
 - **import**: cold ``import docling_evidence`` + ``EvidenceChunker()`` in a fresh interpreter, CPU and wall seconds,
   and whether torch got imported;
+- **packing** (``--pack``): CPU milliseconds of one ``EvidenceChunker.pack`` call (``docs/packing.md``) for a query
+  about a table row with 10 ranked units (the row's unit first, then the chunks sharing most words with the query),
+  at 256, 512 and 1,024 tokens, on a fresh chunker (nothing read before) and on one that packed the same chunks
+  before (target: under 5 ms per query); ``--pack --write-docs`` replaces only the packing block of
+  docs/performance.md;
 - **throughput** (``--throughput``): documents per second of ``docling-evidence chunk`` on the fixtures with
   ``--jobs 1``, ``--jobs 2`` and ``--engine ray`` (wall clock, so it depends on the machine's load).
 
@@ -46,6 +51,10 @@ FIXTURES = REPO.parent / "shared" / "fixtures"
 DOC = REPO / "docs" / "performance.md"
 PLOT = REPO / "docs" / "performance-scaling.png"
 START, END = "<!-- perf-bench:start -->", "<!-- perf-bench:end -->"
+PACK_START, PACK_END = "<!-- perf-bench:pack:start -->", "<!-- perf-bench:pack:end -->"
+PACK_BUDGETS = (256, 512, 1024)
+PACK_UNITS = 10
+PACK_QUERIES_PER_DOC = 8
 SCALE_FIXTURE = "docling/2206.01062.json"
 FAMILIES = ("flow-section", "flow-rich-cells", "layout-page", "layout-section")
 
@@ -333,6 +342,96 @@ def throughput(files: list[Path], copies: int) -> dict[str, Any]:
     return results
 
 
+def pack_queries(chunks: list[Any], scorer: Callable[[str, Any], Any]) -> list[tuple[str, list[Any]]]:
+    """Up to :data:`PACK_QUERIES_PER_DOC` queries about table rows of one document, each with its ranking: the first
+    piece of the row's unit (its caption/context piece, the case max-pooling gets wrong), the piece showing the row,
+    then the chunks of other units sharing most words with the query, :data:`PACK_UNITS` units in all."""
+    from docling_evidence.pack.lines import tag_arg
+
+    out: list[tuple[str, list[Any]]] = []
+    pieces = [c for c in chunks if c.meta.kind == "table"]
+    for piece in pieces[:: max(1, len(pieces) // PACK_QUERIES_PER_DOC)][:PACK_QUERIES_PER_DOC]:
+        lines = zip(piece.text.split("\n"), piece.meta.line_roles, strict=False)  # tags are empty when absent
+        rows = [line for line, tag in lines if tag_arg(tag)[0] == "row"]
+        if not rows:
+            continue
+        cells = [c.strip() for c in rows[len(rows) // 2].strip("|").split("|") if c.strip()]
+        query = f"What is the {' '.join(cells[1:2])} of {cells[0] if cells else ''}?"
+        unit = piece.meta.unit_id
+        first = next(c for c in chunks if c.meta.unit_id == unit)
+        others = [c for c in chunks if c.meta.unit_id != unit]
+        scores = scorer(query, [c.text for c in others])
+        by_unit: dict[str, Any] = {}
+        for _, c in sorted(zip(scores, range(len(others)), strict=True), key=lambda t: -t[0]):
+            by_unit.setdefault(others[c].meta.unit_id, others[c])
+        ranked = [first, *([piece] if piece is not first else []), *list(by_unit.values())[: PACK_UNITS - 1]]
+        out.append((query, ranked))
+    return out
+
+
+def pack_cost(docs: list[Any]) -> dict[str, Any]:
+    """CPU milliseconds per ``EvidenceChunker.pack`` call: median and 95th percentile over the queries of
+    :func:`pack_queries`, per budget, on a fresh chunker (cold: every chunk read and counted) and warm."""
+    from docling_evidence import EvidenceChunker
+    from docling_evidence.pack.scoring import lexical_scorer
+
+    cases = [(q, r) for d in docs for q, r in pack_queries(list(EvidenceChunker().chunk(d)), lexical_scorer)]
+    results: dict[str, Any] = {"queries": len(cases), "units": PACK_UNITS, "budgets": {}}
+    for budget in PACK_BUDGETS:
+        cold: list[float] = []
+        warm: list[float] = []
+        for query, ranked in cases:
+            chunker = EvidenceChunker()
+            start = time.process_time()
+            chunker.pack(query, ranked, budget)
+            cold.append(1000 * (time.process_time() - start))
+            start = time.process_time()
+            for _ in range(5):
+                chunker.pack(query, ranked, budget)
+            warm.append(1000 * (time.process_time() - start) / 5)
+        results["budgets"][str(budget)] = {"cold": _quantiles(cold), "warm": _quantiles(warm)}
+    return results
+
+
+def _quantiles(values: list[float]) -> dict[str, float]:
+    ordered = sorted(values)
+    if not ordered:
+        return {"median": 0.0, "p95": 0.0}
+    return {"median": ordered[len(ordered) // 2], "p95": ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]}
+
+
+def pack_markdown(pack: dict[str, Any], machine: str) -> str:
+    """The packing block of docs/performance.md."""
+    lines = [
+        f"Measured on {machine}: CPU milliseconds per `EvidenceChunker.pack` call, {pack['queries']} queries about a "
+        f"table row over the fixtures, {pack['units']} ranked units each (the row's unit first, led by its "
+        "caption/context piece), default lexical scorer; cold = a fresh chunker (every chunk read and its segments "
+        "counted again; the scorer's word sets are cached per process), warm = the same chunks packed before. "
+        "Target: under 5 ms per query.",
+        "",
+        "| budget (tokens) | cold median | cold p95 | warm median | warm p95 | met (warm median) |",
+        "|---:|---:|---:|---:|---:|---|",
+    ]
+    for budget, r in pack["budgets"].items():
+        met = "yes" if r["warm"]["median"] < 5.0 else "no"
+        lines.append(
+            f"| {budget} | {r['cold']['median']:.1f} | {r['cold']['p95']:.1f} | {r['warm']['median']:.1f} | "
+            f"{r['warm']['p95']:.1f} | {met} |"
+        )
+    return "\n".join(lines)
+
+
+def write_pack_docs(pack: dict[str, Any], machine: str) -> None:
+    """Replace the packing block of docs/performance.md (added at the end when absent)."""
+    block = pack_markdown(pack, machine)
+    text = DOC.read_text(encoding="utf-8")
+    if PACK_START not in text or PACK_END not in text:
+        text += f"\n## Packing\n\n{PACK_START}\n{PACK_END}\n"
+    head, rest = text.split(PACK_START, 1)
+    _, tail = rest.split(PACK_END, 1)
+    DOC.write_text(f"{head}{PACK_START}\n{block}\n{PACK_END}{tail}", encoding="utf-8")
+
+
 def run(quick: bool, repeats: int, with_throughput: bool) -> dict[str, Any]:
     from docling_evidence.tokenizer import bundled_tokenizer
 
@@ -517,9 +616,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=3, help="runs per measurement (the best counts)")
     parser.add_argument("--throughput", action="store_true", help="also time the CLI with --jobs 1/2 and Ray")
     parser.add_argument("--write-docs", action="store_true", help="update docs/performance.md and the plot")
+    parser.add_argument("--pack", action="store_true", help="measure only the cost of EvidenceChunker.pack")
     parser.add_argument("--json", type=Path, help="write the raw results here")
     parser.add_argument("--from-json", type=Path, help="report earlier raw results instead of measuring")
     args = parser.parse_args(argv)
+    if args.pack:
+        if not FIXTURES.is_dir():
+            print(f"no fixtures at {FIXTURES}: nothing to measure")
+            return 0
+        machine = f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}"
+        pack = pack_cost([d for _, d in fixtures()])
+        print(pack_markdown(pack, machine))
+        if args.json:
+            args.json.write_text(json.dumps(pack, indent=1), encoding="utf-8")
+        if args.write_docs:
+            write_pack_docs(pack, machine)
+        return 0
     if args.from_json:
         results = json.loads(args.from_json.read_text(encoding="utf-8"))
     elif not FIXTURES.is_dir():
