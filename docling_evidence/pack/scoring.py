@@ -41,7 +41,7 @@ def lexical_scorer(query: str, texts: Sequence[str]) -> list[float]:
             df[term] = df.get(term, 0) + 1
     n = len(texts)
     weight = {t: math.log(1.0 + n / d) * (NUMBER_WEIGHT if t.startswith("#") else 1.0) for t, d in df.items()}
-    return [sum(weight[t] for t in terms) for terms in found]
+    return [sum(weight[t] for t in sorted(terms)) for terms in found]  # sorted: the same sum in every process
 
 
 def hinted_scorer(hints: Mapping[str, float], base: Scorer | None = None) -> Scorer:

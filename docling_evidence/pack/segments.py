@@ -150,15 +150,17 @@ def triplet_rows(line: str, *, cut_start: bool = False, cut_end: bool = False) -
     return [(label, tuple(ts)) for label, ts in rows]
 
 
-def _sentences(text: str, role: ProseRole, ref: str | None, para: tuple[int, int], base: int | None) -> list[Sentence]:
-    """The sentences of one line of prose; ``base``: where the line starts in its doc item's text (None: unknown)."""
+def _sentences(
+    text: str, role: ProseRole, ref: str | None, para: tuple[int, int], bases: Sequence[int | None]
+) -> list[Sentence]:
+    """The sentences of one line of prose; ``bases``: where each of its fragments (parts joined by " … ") starts in
+    its doc item's text, None where unknown."""
     out: list[Sentence] = []
-    offset = 0
-    for fragment in text.split(CONTEXT_GAP):
+    for k, fragment in enumerate(text.split(CONTEXT_GAP)):
+        base = bases[k] if k < len(bases) else None
         for a, b in sentence_spans(fragment):
-            span = None if base is None or CONTEXT_GAP in text else (base + offset + a, base + offset + b)
+            span = None if base is None else (base + a, base + b)
             out.append(Sentence(fragment[a:b], role, ref, para, len(out), span))
-        offset += len(fragment) + len(CONTEXT_GAP)
     return out
 
 
@@ -241,22 +243,26 @@ def _read_tagged(reading: Reading, lines: Sequence[str], tags: Sequence[str], sp
                 reading.footnotes.append(Sentence(line, "footnote", arg, (reading.rank, n), 0))
         elif role in ("context", "text") and line.strip():
             prose_role: ProseRole = "context" if role == "context" else "text"
-            base = _context_base(spans.get(arg) if arg else None, line) if role == "context" else None
-            if base is None:
-                base = _item_span(reading.items, arg, line)
-            reading.sentences += _sentences(line, prose_role, arg, (reading.rank, n), base)
+            bases = _context_bases(spans.get(arg) if arg else None, line) if role == "context" else []
+            if not any(b is not None for b in bases):
+                bases = [_item_span(reading.items, arg, fragment) for fragment in line.split(CONTEXT_GAP)]
+            reading.sentences += _sentences(line, prose_role, arg, (reading.rank, n), bases)
         prev_tag = tag
     if caption:
         reading.caption = "\n".join(caption)
 
 
-def _context_base(spans: Any, line: str) -> int | None:
-    """Where a context line starts in its item's text, from ``meta.context_spans``: one span the length of the line."""
-    if isinstance(spans, Sequence) and len(spans) == 1 and CONTEXT_GAP not in line:
-        start, end = spans[0]
-        if int(end) - int(start) == len(line):
-            return int(start)
-    return None
+def _context_bases(spans: Any, line: str) -> list[int | None]:
+    """Where each fragment of a context line starts in its item's text, from ``meta.context_spans``: the line shows
+    the spans in order, joined by " … ", so a fragment as long as its span starts there."""
+    fragments = line.split(CONTEXT_GAP)
+    if not isinstance(spans, Sequence) or len(spans) != len(fragments):
+        return []
+    bases: list[int | None] = []
+    for fragment, span in zip(fragments, spans, strict=True):
+        start, end = int(span[0]), int(span[1])
+        bases.append(start if end - start == len(fragment) else None)
+    return bases
 
 
 def _table_block(lines: Sequence[str], in_table_chunk: bool) -> bool:
@@ -282,8 +288,10 @@ def _read_plain(reading: Reading, text: str) -> None:
         for n, line in enumerate(lines):
             if line.strip():
                 ref = _find_ref(reading.items, line)
-                base = _item_span(reading.items, ref, line)
-                reading.sentences += _sentences(line, role, ref, (reading.rank, k * 10_000 + n), base)
+                if ref is None and len(reading.items) == 1:
+                    ref = next(iter(reading.items))  # one doc item (its text lost in a JSON round trip): its line
+                bases = [_item_span(reading.items, ref, fragment) for fragment in line.split(CONTEXT_GAP)]
+                reading.sentences += _sentences(line, role, ref, (reading.rank, k * 10_000 + n), bases)
 
 
 def _find_ref(items: dict[str, Any], line: str) -> str | None:

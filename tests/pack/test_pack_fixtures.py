@@ -86,3 +86,19 @@ def test_sentence_spans_point_into_the_paragraph(chunker: EvidenceChunker, evide
     for s in sentences:
         assert s.ref in item_text and s.start is not None and s.end is not None
         assert item_text[s.ref][s.start : s.end] == s.text
+
+
+def test_context_spans_survive_a_json_round_trip(doclaynet: tuple[EvidenceChunker, list[Any]]) -> None:
+    from docling_evidence.meta import EvidenceChunk
+
+    chunker, chunks = doclaynet
+    first = _table_one(chunks)[0]
+    texts = {it.self_ref: it.text for it in first.meta.doc_items if hasattr(it, "text")}
+    query = "Which class labels does DocLayNet use and why?"
+    packed = chunker.pack(query, [first], 256)
+    sentences = [s for b in packed.blocks for s in b.sentences]
+    assert len(sentences) >= 2, "the context line holds sentences joined by ' … '"
+    for s in sentences:
+        assert s.start is not None and s.end is not None and texts[s.ref][s.start : s.end] == s.text
+    round_trip = chunker.pack(query, [EvidenceChunk.model_validate(first.model_dump())], 256)
+    assert [b.model_dump() for b in round_trip.blocks] == [b.model_dump() for b in packed.blocks]
