@@ -201,9 +201,10 @@ def read_chunk(chunk: Any, rank: int) -> Reading:
     unit_id = getattr(meta, "unit_id", None) or None
     kind_meta = getattr(meta, "kind", None)
     kind: Literal["table", "text"] = "table" if kind_meta == "table" or (kind_meta is None and table_refs) else "text"
-    key = str(unit_id) if unit_id else (f"table {table_refs[0]}" if table_refs else f"#{rank}")
+    origin = getattr(meta, "origin", None)
+    key = str(unit_id) if unit_id else (f"table {_doc_key(origin)}{table_refs[0]}" if table_refs else f"#{rank}")
     reading = Reading(rank, key, unit_id, kind, table_refs=table_refs, items=items, roles=dict(roles))
-    reading.origin = getattr(meta, "origin", None)
+    reading.origin = origin
     text = chunk.text
     tags = list(getattr(meta, "line_roles", None) or [])
     lines = text.split("\n")
@@ -212,6 +213,13 @@ def read_chunk(chunk: Any, rank: int) -> Reading:
     else:
         _read_plain(reading, text)
     return reading
+
+
+def _doc_key(origin: Any) -> str:
+    """Which document a chunk without a unit id comes from (``meta.origin``), so that two documents' tables with the
+    same ref stay apart in one ranking; "" when the chunk does not say."""
+    mark = getattr(origin, "binary_hash", None) or getattr(origin, "filename", None)
+    return f"{mark}:" if mark else ""
 
 
 def _read_tagged(reading: Reading, lines: Sequence[str], tags: Sequence[str], spans: dict[str, Any]) -> None:

@@ -153,3 +153,19 @@ def test_scorer_checked(chunker: EvidenceChunker, evidence_chunks: list[Any]) ->
 def test_empty_ranking_packs_nothing(chunker: EvidenceChunker) -> None:
     packed = chunker.pack("anything", [], 50)
     assert packed.text == "" and packed.tokens == 0 and packed.blocks == []
+
+
+def test_tables_of_two_documents_with_the_same_ref_stay_apart(chunker: EvidenceChunker) -> None:
+    from docling_core.transforms.chunker.hybrid_chunker import HybridChunker
+    from docling_core.types.doc import DocumentOrigin
+    from packdocs import build_report
+
+    ranked = []
+    for n, name in enumerate(("a.pdf", "b.pdf")):
+        doc = build_report()
+        doc.origin = DocumentOrigin(mimetype="application/pdf", binary_hash=1000 + n, filename=name)
+        hybrid = HybridChunker(tokenizer=bundled_tokenizer(128)).chunk(doc)
+        ranked.append(next(c for c in hybrid if c.text.startswith("| - |")))
+    packed = chunker.pack("Cloud services revenue", ranked, 1000)
+    assert [b.ranks for b in packed.blocks] == [[0], [1]]
+    assert [b.origin_filename for b in packed.blocks] == ["a.pdf", "b.pdf"]
