@@ -40,3 +40,17 @@ def hybrid_chunks(report: DoclingDocument) -> list[Any]:
     from docling_core.transforms.chunker.hybrid_chunker import HybridChunker
 
     return list(HybridChunker(tokenizer=bundled_tokenizer(128)).chunk(report))
+
+
+@pytest.fixture(scope="session")
+def hybrid_markdown_chunks(report: DoclingDocument) -> list[Any]:
+    """HybridChunker's chunks of the report with docling-core's Markdown table serializer."""
+    from docling_core.transforms.chunker.hierarchical_chunker import ChunkingDocSerializer, ChunkingSerializerProvider
+    from docling_core.transforms.chunker.hybrid_chunker import HybridChunker
+    from docling_core.transforms.serializer.markdown import MarkdownTableSerializer
+
+    class MarkdownTables(ChunkingSerializerProvider):
+        def get_serializer(self, doc: DoclingDocument) -> ChunkingDocSerializer:
+            return ChunkingDocSerializer(doc=doc, table_serializer=MarkdownTableSerializer())
+
+    return list(HybridChunker(tokenizer=bundled_tokenizer(128), serializer_provider=MarkdownTables()).chunk(report))

@@ -169,3 +169,22 @@ def test_tables_of_two_documents_with_the_same_ref_stay_apart(chunker: EvidenceC
     packed = chunker.pack("Cloud services revenue", ranked, 1000)
     assert [b.ranks for b in packed.blocks] == [[0], [1]]
     assert [b.origin_filename for b in packed.blocks] == ["a.pdf", "b.pdf"]
+
+
+@SETTINGS
+@given(ranking=st.data(), budget=st.integers(1, 700), query=QUERIES)
+def test_hybrid_markdown_chunks_pack_whole_rows_under_their_header(
+    chunker: EvidenceChunker, hybrid_markdown_chunks: list[Any], ranking: st.DataObject, budget: int, query: str
+) -> None:
+    ranked = [hybrid_markdown_chunks[k] for k in ranking.draw(_rankings(len(hybrid_markdown_chunks)))]
+    packed = chunker.pack(query, ranked, budget)
+    _check_common(chunker, ranked, packed, budget)
+    rows = {tuple(row) for row in BODY}
+    for block in packed.blocks:
+        lines = block.text.split("\n")
+        for row in block.rows:
+            cells = tuple(c.strip() for c in row.text.strip("|").split("|"))
+            assert cells in rows, f"no row cut: {row.text!r}"
+        if block.rows:
+            first = lines.index(block.rows[0].text)
+            assert first >= 2 and lines[first - 2].replace(" ", "") == "|" + "|".join(HEADER).replace(" ", "") + "|"
