@@ -65,7 +65,9 @@ class _Unit:
                 self.rows[row.key] = row
             elif row.triplets:  # a triplet row cut over two chunks: its triplets joined, each once
                 merged = tuple(dict.fromkeys((*known.triplets, *row.triplets)))
-                self.rows[row.key] = Row(". ".join(merged), known.label, None, (), "triplets", known.key, merged)
+                self.rows[row.key] = Row(
+                    ". ".join(merged), known.label, None, (), "triplets", known.key, merged, ref=known.ref
+                )
         for s in reading.sentences:
             self.sentences.setdefault((s.ref, s.span) if s.span else (s.role, s.text), s)
         for f in reading.footnotes:

@@ -117,6 +117,7 @@ def test_hybrid_row_cut_over_two_chunks_is_joined(chunker: EvidenceChunker, hybr
     (block,) = packed.blocks
     medical = next(r for r in block.rows if r.label == "Medical devices")
     assert "Medical devices, Operating margin = 13.3%" in medical.text
+    assert medical.ref == "#/tables/0" and block.doc_refs == ["#/tables/0"]
     assert all(r.label in SEGMENTS for r in block.rows)
 
 
