@@ -2,7 +2,8 @@
 
 Exit codes: 0 every file processed; 1 some files failed (each reported on one line, the others still processed);
 2 usage error, nothing processed (bad option value, output that may not be written, e.g. onto an input);
-130 / 143 stopped by SIGINT / SIGTERM (workers ended, temp files removed, previous output untouched).
+130 / 143 stopped by SIGINT / SIGTERM (workers ended, temp files removed, previous output untouched); 141 stdout's
+reader went away (``| head``: stopped without a message, as coreutils' commands end).
 Output files are written by :mod:`docling_evidence.safe_write` (atomic, never over an input, symlinks written
 through, ``-`` is stdout). Everything but the chunk output itself (progress, warnings, errors, summary) goes to
 stderr, and every warning names its file. Inputs are checked before the tokenizer loads.
