@@ -244,7 +244,7 @@ class MaxPoolRetriever(BaseRetriever):
     With ``budget`` (tokens of ``chunker``'s tokenizer), the ``k`` units' pieces among the candidates, in ranking
     order, are packed (``EvidenceChunker.pack``, docs/packing.md): each returned Document is one unit's packed
     evidence (caption, header and the rows that match, the explaining sentences, the footnotes that change what the
-    numbers mean), all of them together within ``budget``; a view that ranked makes its row or sentence lead its unit
+    numbers mean), all of them together within ``budget``; the row or sentence of a view that ranked is taken first
     (its rank is the score the packer adds). Its metadata: the first piece's flat fields, ``page_span`` (the pages of
     what is delivered), ``metadata["packed"]`` (doc refs, rows, sentence spans, pages, boxes: JSON values) and
     ``score``. Without ``budget`` nothing changes.

@@ -211,8 +211,8 @@ class MaxPoolPostprocessor(BaseNodePostprocessor):
     With ``budget`` (tokens of ``chunker``'s tokenizer), the ``top_n`` units' nodes, in ranking order, are packed
     (``EvidenceChunker.pack``, docs/packing.md): each returned node is one unit's packed evidence (caption, header and
     the rows that match, the explaining sentences, the footnotes that change what the numbers mean), all of them
-    together within ``budget``, at the unit's best score; a view that ranked makes its row or sentence lead its
-    unit. Its metadata (kept out of the embedded and LLM text): the first node's flat fields, ``page_span`` (the pages
+    together within ``budget``, at the unit's best score; the row or sentence of a view that ranked is taken
+    first. Its metadata (kept out of the embedded and LLM text): the first node's flat fields, ``page_span`` (the pages
     of what is delivered) and ``metadata["packed"]`` (doc refs, rows, sentence spans, pages, boxes). The query is
     needed (``query_bundle``). Without ``budget`` nothing changes.
 
