@@ -721,6 +721,8 @@ def _inspect(inputs: list[Path], output: Path | None, settings: ChunkSettings, a
     except Stopped as stop:
         err.print(f"[yellow]stopped by {stop.name}: {done} of {len(files)} file(s) done[/]")
         raise typer.Exit(stop.exit_code) from None
+    except BrokenPipeError:  # -o - (stdout) and its reader went away
+        raise broken_pipe() from None
     except OutputError as exc:
         raise usage_error(str(exc)) from None
     except OSError as exc:

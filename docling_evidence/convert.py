@@ -139,6 +139,7 @@ def expand_inputs(inputs: Iterable[str | Path]) -> ExpandedInputs:
                 add(path)
         else:
             result.errors.append(_not_a_file(path, kind, "no such file or folder"))
+    result.errors = list({str(e): e for e in result.errors}.values())  # a path named twice is reported once
     return result
 
 

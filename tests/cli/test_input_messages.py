@@ -49,6 +49,8 @@ def test_a_dangling_symlink_in_a_batch_folder_is_one_error_line(runner: CliRunne
     assert "1 input(s) failed" in result.stderr
     direct = runner.invoke(app, ["chunk", str(batch / "b.json"), str(good)])
     assert direct.exit_code == 1 and _errors(direct.stderr) == [line], "the same line as when named directly"
+    both = runner.invoke(app, ["chunk", str(batch), str(batch / "b.json")])
+    assert _errors(both.stderr) == [line], "named directly and found in the folder: reported once"
 
 
 def test_loops_and_fifos_in_a_batch_folder_are_errors_too(runner: CliRunner, tmp_path: Path) -> None:
