@@ -233,6 +233,8 @@ class ContextIndex:
     boilerplate: list[int] = field(default_factory=list)
     """Reading positions of the page boilerplate that is no context (``DocIndex.boilerplate`` naming no table),
     ascending."""
+    text_count: int = 0
+    """How many paragraphs ``doc_freq`` counts over (boilerplate included; 0: ``len(paragraphs)``)."""
     _by_top: dict[int, list[tuple[float, int]]] = field(default_factory=dict)
     _by_bottom: dict[int, list[tuple[float, int]]] = field(default_factory=dict)
     _parsed: dict[int, _Paragraph] = field(default_factory=dict)
@@ -264,7 +266,7 @@ class ContextIndex:
 
     def weight(self, term: str) -> float:
         """Inverse document frequency of a word or number over the document's paragraphs (at least log 2)."""
-        n = max(1, len(self.paragraphs))
+        n = max(1, self.text_count or len(self.paragraphs))
         return math.log(1 + n / max(1, self.doc_freq.get(term, 0)))
 
 
@@ -293,15 +295,13 @@ def build_context_index(
     title_forms = title_set(titles)
     # page boilerplate (a link line, a label line, navigation: DocIndex.boilerplate) explains no table, unless it
     # names one ("See Table 2", the whole text a link)
+    texts = [i for i in range(len(index.items)) if index.is_paragraph(i)]
     paragraphs = [
         i
-        for i in range(len(index.items))
-        if index.is_paragraph(i)
-        and (
-            i not in index.boilerplate
-            or _mentions(index.paragraph_text(i), title_forms)
-            or pointing_mentions(index.paragraph_text(i))
-        )
+        for i in texts
+        if i not in index.boilerplate
+        or _mentions(index.paragraph_text(i), title_forms)
+        or pointing_mentions(index.paragraph_text(i))
     ]
     named_by: dict[str, list[int]] = {}
     tables = sorted(table_labels)
@@ -322,7 +322,6 @@ def build_context_index(
                 by_place = named_by.setdefault(position_label(pointed), [])
                 if by_place[-1:] != [idx]:
                     by_place.append(idx)
-        doc_freq.update(_words(text) | _numbers(text))
         if index.has_layout:
             for box in index.boxes[item.self_ref]:
                 by_top.setdefault(box.page, []).append((box.top, idx))
@@ -330,6 +329,9 @@ def build_context_index(
     for lists in (by_top, by_bottom):
         for entries in lists.values():
             entries.sort()
+    # how rare a word is: over every paragraph of the document, boilerplate too (it is text the reader sees)
+    for idx in texts:
+        doc_freq.update(_words(index.paragraph_text(idx)) | _numbers(index.paragraph_text(idx)))
     tables_by_label: dict[str, list[int]] = {}
     for pos, label in sorted(table_labels.items()):
         if label:
@@ -353,6 +355,7 @@ def build_context_index(
         pointers,
         quoted_by,
         sorted(i for i in index.boilerplate if i not in kept),
+        len(texts),
         by_top,
         by_bottom,
     )

@@ -38,7 +38,7 @@ LINK_LINE_MAX_WORDS = 2
 
 LABEL_MAX_WORDS = 3
 """A line of at most this many words ending with a colon ("Categories:", "See also:") labels what follows it; it
-holds no sentence."""
+holds no sentence. Above boilerplate (a list of links) it is boilerplate too."""
 
 NAVIGATION_LINK_SHARE = 1 / 3
 """A sentence holding a link is navigation ("For other uses, see <link>.") when link text makes at least this share of
@@ -73,8 +73,8 @@ class DocIndex:
     """The first item's position -> the positions of every item of its inline group, in reading order."""
     boilerplate: frozenset[int] = frozenset()
     """Reading positions of the paragraphs (:meth:`is_paragraph`) that are page boilerplate, not body text: in a
-    furniture group, link lines, label lines and navigation (:func:`is_boilerplate`). Never context or a section
-    peer; without layout they also end a table's neighbourhood, as a heading does."""
+    furniture group, link lines and navigation (:func:`is_boilerplate`), label lines above them. Never context or a
+    section peer; without layout they also end a table's neighbourhood, as a heading does."""
 
     def __post_init__(self) -> None:
         if len(self.headings_before) != len(self.items) + 1:
@@ -212,16 +212,34 @@ def build_index(doc: DoclingDocument, excluded: frozenset[str] | set[str] = froz
         inline_of=inline_of,
         inline_members=inline_members,
     )
-    index.boilerplate = frozenset(
-        i
-        for i in range(len(items))
-        if index.is_paragraph(i)
-        and (
-            _in_furniture(doc, items[i])
-            or is_boilerplate([(items[m].text, _is_link(items[m])) for m in index.members(i)])  # type: ignore[attr-defined]
-        )
-    )
+    index.boilerplate = _boilerplate(doc, index)
     return index
+
+
+def _boilerplate(doc: DoclingDocument, index: DocIndex) -> frozenset[int]:
+    """``DocIndex.boilerplate``: the paragraphs in furniture or that :func:`is_boilerplate` marks, and the label lines
+    introducing them ("Categories:" above its links). A label above prose ("Interest Expense:" above the paragraph
+    about it) is that paragraph's title, not boilerplate."""
+    paragraphs = [i for i in range(len(index.items)) if index.is_paragraph(i)]
+    runs = {i: [(index.items[m].text, _is_link(index.items[m])) for m in index.members(i)] for i in paragraphs}  # type: ignore[attr-defined]
+    marked = {i for i in paragraphs if _in_furniture(doc, index.items[i]) or is_boilerplate(runs[i])}
+    for i, nxt in zip(reversed(paragraphs[:-1]), reversed(paragraphs[1:]), strict=True):
+        if nxt in marked and is_label_line(index.paragraph_text(i)) and nxt == _next_paragraph(index, i):
+            marked.add(i)
+    return frozenset(marked)
+
+
+def _next_paragraph(index: DocIndex, idx: int) -> int | None:
+    """The item right after the paragraph at ``idx`` (its inline group's runs skipped), when it is a paragraph."""
+    nxt = max(index.members(idx)) + 1
+    return nxt if nxt < len(index.items) and index.is_paragraph(nxt) else None
+
+
+def is_label_line(text: str) -> bool:
+    """A label for what follows, holding no sentence: at most ``LABEL_MAX_WORDS`` words without a digit, ending with a
+    colon ("Categories:", "See also:", "Interest Expense:")."""
+    text = text.strip()
+    return text.endswith(":") and len(WORD.findall(text)) <= LABEL_MAX_WORDS and not any(c.isdigit() for c in text)
 
 
 def _is_link(item: DocItem) -> bool:
@@ -249,9 +267,10 @@ def is_boilerplate(runs: Sequence[tuple[str, bool]]) -> bool:
     boilerplate rather than prose that could explain a table:
 
     - a link line: a link or a URL with at most ``LINK_LINE_MAX_WORDS`` words besides;
-    - a label line: at most ``LABEL_MAX_WORDS`` words, no digit, ending with a colon;
     - navigation: links, and at least half of its sentences navigation sentences (link text at least
       ``NAVIGATION_LINK_SHARE`` of the sentence's words).
+
+    A label line (:func:`is_label_line`) is boilerplate only above boilerplate, which this text alone cannot tell.
     """
     text = " ".join(t for t, _link in runs).strip()
     if not text:
@@ -259,8 +278,6 @@ def is_boilerplate(runs: Sequence[tuple[str, bool]]) -> bool:
     plain = " ".join(URL.sub(" ", t) for t, link in runs if not link)
     has_link = any(link and t.strip() for t, link in runs) or bool(URL.search(text))
     if has_link and len(WORD.findall(plain)) <= LINK_LINE_MAX_WORDS:
-        return True
-    if text.endswith(":") and len(WORD.findall(text)) <= LABEL_MAX_WORDS and not any(c.isdigit() for c in text):
         return True
     return has_link and _navigation(runs, text)
 

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from docling_evidence import EvidenceChunk, EvidenceChunker, bundled_tokenizer
-from docling_evidence.doc_index import build_index, is_boilerplate
+from docling_evidence.doc_index import build_index, is_boilerplate, is_label_line
 
 WIKI = "https://en.wikipedia.org/w/index.php?title=Duck&oldid=1246843672"
 
@@ -148,7 +148,7 @@ def test_the_index_marks_link_lines_labels_navigation_and_furniture() -> None:
 def test_boilerplate_rules_on_single_texts() -> None:
     assert is_boilerplate([("https://example.org/data.csv", False)])
     assert is_boilerplate([("Available at", False), ("the portal", True)])
-    assert is_boilerplate([("See also:", False)])
+    assert is_label_line("See also:") and not is_boilerplate([("See also:", False)])  # only above boilerplate
     assert not is_boilerplate([("The results are shown below for each year:", False)])  # a sentence, not a label
     assert not is_boilerplate([("Revenue rose 4% in 2020 (see https://example.org/report).", False)])
     assert not is_boilerplate(
@@ -163,6 +163,21 @@ def test_boilerplate_rules_on_single_texts() -> None:
 def test_prose_without_links_is_never_boilerplate(words: list[str]) -> None:
     """Three or more words without a link or a URL and not ending with a colon are prose, whatever they say."""
     assert not is_boilerplate([(" ".join(words) + ".", False)])
+
+
+def test_a_label_above_prose_is_its_title_and_may_be_context() -> None:
+    """ "Interest Expense:" above the paragraph about interest is that paragraph's title, unlike "Categories:" above a
+    list of links: it stays a paragraph and is context of the table the paragraph explains."""
+    doc = DoclingDocument(name="report")
+    doc.add_heading(text="Results of operations")
+    doc.add_text(label=DocItemLabel.TEXT, text="Interest Expense:")
+    doc.add_text(label=DocItemLabel.TEXT, text="Interest expense rose in 2019 on higher average borrowings.")
+    add_table(
+        doc, [["Item", "2019", "2018"]], [["Interest expense", "1,204", "1,118"], ["Borrowings", "9,800", "8,700"]]
+    )
+    assert not build_index(doc).boilerplate
+    (unit,) = _units(list(EvidenceChunker().chunk(doc)))
+    assert {"Interest Expense:", "Interest expense rose in 2019 on higher average borrowings."} <= _shown(doc, unit)
 
 
 def test_boilerplate_naming_a_table_is_still_its_context() -> None:
