@@ -8,6 +8,9 @@ table's neighbourhood, as a heading does. Whatever context a unit holds is shown
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
 from docling_core.types.doc import ContentLayer, DocItemLabel, DoclingDocument, GroupLabel, NodeItem
 from docs_builder import add_table
 from hypothesis import given, settings
@@ -81,6 +84,43 @@ def _page() -> DoclingDocument:
     doc.add_list_item(text="Anatidae", parent=cats, hyperlink="/wiki/Category:Anatidae")
     doc.add_text(label=DocItemLabel.TEXT, text=WIKI)
     return doc
+
+
+PAGE_HTML = """<!DOCTYPE html><html><head><title>Duck - Wikipedia</title></head><body>
+<header><nav><ul><li><a href="/">Main page</a></li><li><a href="/contents">Contents</a></li></ul></nav></header>
+<main><h1>Duck</h1>
+<div>From Wikipedia, the free encyclopedia</div>
+<div><span>(Redirected from <a href="/w/index.php?title=Duckling">Duckling</a>)</span></div>
+<div>This article is about the bird. For duck as a food, see <a href="/wiki/Duck_as_food">Duck as food</a>. For other
+uses, see <a href="/wiki/Duck_(disambiguation)">Duck (disambiguation)</a>.</div>
+<table><tr><th colspan="2">Bufflehead (Bucephala albeola)</th></tr><tr><td>Kingdom:</td><td>Animalia</td></tr>
+<tr><td>Family:</td><td>Anatidae</td></tr></table>
+<p><b>Duck</b> is the common name for numerous species of <a href="/wiki/Waterfowl">waterfowl</a> in the family
+<a href="/wiki/Anatidae">Anatidae</a>. Ducks are generally smaller than swans.</p>
+<h2>See also</h2><p>The genera of the family Anatidae are listed by subfamily.</p>
+<table><tr><th>Anatidae</th><td>Dendrocygninae, Oxyurinae, Anserinae, Anatinae</td></tr>
+<tr><th>Extant species</th><td>Mallard, Teal, Wigeon</td></tr></table>
+<div>Retrieved from "<a href="https://en.wikipedia.org/w/index.php?title=Duck">https://en.wikipedia.org/w/index.php?title=Duck</a>"</div>
+<div>Categories: <ul><li><a href="/wiki/Category:Ducks">Ducks</a></li>
+<li><a href="/wiki/Category:Anatidae">Anatidae</a></li></ul></div></main>
+<footer><p>This page was last edited on 21 September 2024.</p></footer></body></html>
+"""
+
+
+def test_a_web_page_converted_by_docling_gives_its_tables_no_boilerplate(tmp_path: Path) -> None:
+    """The same page as HTML, through Docling's HTML backend: the infobox's context is the article's lead, the
+    navbox's the sentence above it."""
+    pytest.importorskip("docling.document_converter")
+    from docling_evidence.convert import convert_path
+
+    path = tmp_path / "duck.html"
+    path.write_text(PAGE_HTML, encoding="utf-8")
+    doc = convert_path(path)
+    infobox, navbox = _units(list(EvidenceChunker().chunk(doc)))
+    assert not any(word in c.text for c in infobox for word in ("From Wikipedia", "Redirected", "This article is"))
+    assert "is the common name for numerous species of" in infobox[0].text
+    assert all("Retrieved from" not in c.text and "Categories" not in c.text for c in navbox)
+    assert "The genera of the family Anatidae are listed by subfamily." in navbox[0].text
 
 
 def _units(chunks: list[EvidenceChunk]) -> list[list[EvidenceChunk]]:
