@@ -27,7 +27,7 @@ from docling_evidence.integrations.llamaindex import (
     contextualize_nodes,
 )
 
-FLAT = ("page_span", "unit_id", "kind", "part", "parts")
+FLAT = ("page_span", "table_pages", "unit_id", "kind", "part", "parts")
 QUERY = "which vessel has a Panama flag and what tonnage"
 
 
