@@ -15,6 +15,7 @@ same statements, one table row per line instead of the whole table on one line, 
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -40,6 +41,7 @@ class PlainFormat:
     """A table of one cell shown as its text (a layout table, e.g. a rich cell wrapping body text)."""
 
     name: TableFormatName = "markdown"
+    caption_in_header = False
 
     def open_lines(self) -> list[str]:
         return []
@@ -62,6 +64,7 @@ class PipeLinesFormat:
     pipe table."""
 
     name: TableFormatName = "markdown"
+    caption_in_header = False
 
     def open_lines(self) -> list[str]:
         return []
@@ -75,7 +78,16 @@ class PipeLinesFormat:
     def row_line(
         self, row: Sequence[str], cols: Sequence[int], header: Sequence[Sequence[str]], label_cols: int
     ) -> str:
-        return "|" + "|".join(row[c] if row[c].startswith(" ") else f" {row[c]} " for c in cols) + "|"
+        return "|" + "|".join(row[c] if _raw_cell(row[c]) else f" {row[c]} " for c in cols) + "|"
+
+
+_SEPARATOR_CELL = re.compile(r":?-+:?")
+
+
+def _raw_cell(cell: str) -> bool:
+    """Whether a pipe-table cell is shown as it is: the serializer's own cells (padded, or a separator row's dashes,
+    which a one-row table shows as content); a fragment of a cell split inside gets the padding back."""
+    return cell.startswith(" ") or bool(_SEPARATOR_CELL.fullmatch(cell))
 
 
 @dataclass(frozen=True)
@@ -85,6 +97,7 @@ class LinesFormat:
     opening: tuple[str, ...] = ()
     closing: tuple[str, ...] = ()
     name: TableFormatName = "html"
+    caption_in_header: bool = False
 
     def open_lines(self) -> list[str]:
         return list(self.opening)
@@ -120,19 +133,24 @@ def _pipe_cells(line: str) -> list[str] | None:
 def _foreign_layout(
     table: TableItem, doc: DoclingDocument, doc_serializer: BaseDocSerializer, table_serializer: BaseTableSerializer
 ) -> tuple[TableRows, TableFormat]:
-    """The table as ``table_serializer`` writes it (captions and footnotes left out: the unit places them)."""
+    """The table as ``table_serializer`` writes it, footnotes left out (the unit places them), and captions too
+    unless the serializer writes them inside its header lines."""
     # through the document serializer, so that its parameters (compact_tables, ...) apply as in HybridChunker
     params = getattr(doc_serializer, "params", None)
     labels = getattr(params, "labels", None)
     if labels is not None:
-        text = doc_serializer.serialize(
-            item=table, labels=set(labels) - {DocItemLabel.CAPTION, DocItemLabel.FOOTNOTE}
-        ).text
+        head, body = _lines(table, doc_serializer, table_serializer, set(labels) - {DocItemLabel.CAPTION})
     else:
         text = table_serializer.serialize(item=table, doc_serializer=doc_serializer, doc=doc).text
-    head, body = table_serializer.get_header_and_body_lines(table_text=text)
-    head = [line.rstrip("\n") for line in head if line.strip()]
-    body = [line.rstrip("\n") for line in body if line.strip()]
+        head, body = _nonblank(*table_serializer.get_header_and_body_lines(table_text=text))
+    caption_in_header = False
+    if labels is not None and table.captions:
+        # a serializer writing the caption inside its header lines (HTML: "<table>Table 1: ...<tbody>") is shown
+        # with them, as HybridChunker shows it; one writing it as a paragraph of its own (Markdown) leaves it to the
+        # unit, which repeats it in every piece
+        captioned, same_body = _lines(table, doc_serializer, table_serializer, set(labels))
+        if same_body == body and captioned != head and captioned[len(captioned) - len(head) :] != head:
+            head, caption_in_header = captioned, True
     own = table_rows(table, doc)
     cells = [_pipe_cells(line) for line in (*head, *body)]
     widths = {len(c) for c in cells if c is not None}
@@ -150,7 +168,19 @@ def _foreign_layout(
     while n_rows and body[n_rows - 1].lstrip().startswith("</"):
         n_rows -= 1
     rows = TableRows(header=tuple((h,) for h in head), body=tuple((b,) for b in body[:n_rows]), label_cols=0)
-    return rows, LinesFormat(closing=tuple(body[n_rows:]))
+    return rows, LinesFormat(closing=tuple(body[n_rows:]), caption_in_header=caption_in_header)
+
+
+def _nonblank(head: Sequence[str], body: Sequence[str]) -> tuple[list[str], list[str]]:
+    return [x.rstrip("\n") for x in head if x.strip()], [x.rstrip("\n") for x in body if x.strip()]
+
+
+def _lines(
+    table: TableItem, doc_serializer: BaseDocSerializer, table_serializer: BaseTableSerializer, labels: set[Any]
+) -> tuple[list[str], list[str]]:
+    """The header and body lines of ``table`` as the document serializer writes it, footnotes left out."""
+    text = doc_serializer.serialize(item=table, labels=labels - {DocItemLabel.FOOTNOTE}).text
+    return _nonblank(*table_serializer.get_header_and_body_lines(table_text=text))
 
 
 @dataclass(frozen=True)
@@ -187,11 +217,9 @@ def table_layout(
             for part_rows, _ in parts[:-1]:
                 starts.append(starts[-1] + len(part_rows.body))
             body = tuple(row for part_rows, _ in parts for row in part_rows.body)
-            return TableLayout(
-                rows=TableRows(header=first_rows.header, body=body, label_cols=first_rows.label_cols),
-                row_starts=tuple(starts),
-                fmt=fmt,
-            )
+            joined = TableRows(header=first_rows.header, body=body, label_cols=first_rows.label_cols)
+            # the splitter and the row views must read the same rows: a serializer's one-row table is its content
+            return TableLayout(rows=joined.content(), row_starts=tuple(starts), fmt=fmt)
         _log.warning("the parts of %s do not serialize alike: shown as Markdown", tables[0].self_ref)
     rows = rows if rows is not None else table_rows(tables[0], doc)
     grid = [*rows.header, *rows.body]
@@ -252,7 +280,9 @@ class EvidenceTableSerializer(BaseTableSerializer):
         if self.table_format == "html":
             head = [x for x in lines if x == "<table>" or x.startswith("<tr><th>")]
             return head, [x for x in lines if x not in head]
-        return [], lines
+        # triplets: the "Columns: ..." line is the header every piece repeats
+        columns = next((i for i, line in enumerate(lines) if line.startswith("Columns: ")), None)
+        return (lines[: columns + 1], lines[columns + 1 :]) if columns is not None else ([], lines)
 
 
 class EvidenceSerializerProvider(ChunkingSerializerProvider):

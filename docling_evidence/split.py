@@ -213,6 +213,7 @@ class _Item:
     group: object = None  # rows pack together only with rows of the same group (None: never with another row)
     is_caption: bool = False  # the full caption, emitted once when the repeated one is shortened
     is_footnote: bool = False  # a footnote emitted once
+    is_header: bool = False  # (part of) the table's header shown without rows
     ctx: int | None = None  # index of the context text this item shows
     sticky: bool = False  # keep in the piece of the next item (context placed with its row)
     opens: bool = False  # starts a piece of its own (never joins the items before it)
@@ -227,6 +228,7 @@ class _Overhead:
     fmt: TableFormat
     lead: list[str] = field(default_factory=list)
     tail: list[str] = field(default_factory=list)
+    header: tuple[str, ...] = ()  # shown by a piece without rows (of context, footnotes), so every piece shows it
 
 
 class Splitter:
@@ -300,7 +302,13 @@ class Splitter:
     # -- rendering --------------------------------------------------------------------------------------------------
     @staticmethod
     def _caption_of(oh: _Overhead, payload: Sequence[_Item]) -> str:
-        return "" if any(it.is_caption for it in payload) else oh.caption
+        """The caption block of a piece: none when the piece shows the full caption once, or when its header lines
+        show the caption (``fmt.caption_in_header``)."""
+        if any(it.is_caption for it in payload):
+            return ""
+        if oh.fmt.caption_in_header and (_shows_header(payload) or Splitter._bare(oh, payload)):
+            return ""
+        return oh.caption
 
     def _render(self, oh: _Overhead, payload: Sequence[_Item]) -> str:
         rows = [it for it in payload if it.kind == "row"]
@@ -313,6 +321,8 @@ class Splitter:
             fmt = oh.fmt
             lines = [*fmt.open_lines(), *rows[0].header, *(it.text for it in rows), *fmt.close_lines()]
             blocks.append(LINE_DELIM.join(lines))
+        elif bare := self._bare(oh, payload):
+            blocks.append(LINE_DELIM.join([*oh.fmt.open_lines(), *bare, *oh.fmt.close_lines()]))
         blocks.extend(oh.footnotes)
         blocks.extend(it.text for it in _reading_order([it for it in payload if it.kind == "tail"]))
         return BLOCK_DELIM.join(b for b in blocks if b)
@@ -329,7 +339,18 @@ class Splitter:
             frame = [*oh.fmt.open_lines(), *rows[0].header, *oh.fmt.close_lines()]
             total += self._lines_cost(frame) + sum(it.tokens for it in rows) + self.line_join * len(rows)
             n_blocks += 1
+        elif bare := self._bare(oh, payload):
+            total += self._lines_cost([*oh.fmt.open_lines(), *bare, *oh.fmt.close_lines()])
+            n_blocks += 1
         return total + self.join * max(0, n_blocks - 1)
+
+    @staticmethod
+    def _bare(oh: _Overhead, payload: Sequence[_Item]) -> tuple[str, ...]:
+        """The header lines a piece of ``payload`` shows without rows: the overhead's header, unless the piece has
+        rows or header lines of its own, or is the one piece of a caption too long to repeat."""
+        if any(it.kind == "row" or it.is_header or it.is_caption for it in payload):
+            return ()
+        return oh.header
 
     def _row_fits(self, oh: _Overhead, header: Sequence[str], line: str, n: int | None = None) -> bool:
         """Whether one row line fits a piece under ``header`` with the overhead: by the estimate, or — when that says
@@ -359,7 +380,10 @@ class Splitter:
         if cost() > limit and oh.footnotes:
             oh.tail = oh.footnotes
             oh.footnotes = []
-        if cost() > limit and oh.caption:
+        # a caption the header lines show (fmt.caption_in_header) is shown in full with them: shortening the one
+        # above a piece without a header saves nothing there
+        in_header = oh.fmt.caption_in_header and bool(header) and self._lines_cost(header) <= self._half
+        if cost() > limit and oh.caption and not in_header:
             full = oh.caption
             room = limit - (cost() - self.tokens(full))
             short = self._prefix(full, room - self.tokens(ELLIPSIS)) if room > self.tokens(ELLIPSIS) + 1 else ""
@@ -383,17 +407,27 @@ class Splitter:
         *,
         is_caption: bool = False,
         is_footnote: bool = False,
+        is_header: bool = False,
         ctx: int | None = None,
         sticky: bool = False,
     ) -> list[_Item]:
         """One once-only text, cut into fragments when it does not fit a piece beside the repeated overhead."""
-        room = self.budget - self._estimate(oh, []) - self.join
+        # the piece of the full caption shows no header of its own: the caption is longer than half a piece
+        room = self.budget - self._estimate(replace(oh, header=()) if is_caption else oh, []) - self.join
         n = self.tokens(text)
         # the full caption replaces the shortened one in its piece: it may use that room too
         extra = self.tokens(oh.caption) + self.join if is_caption and oh.caption else 0
         texts = [text] if n <= room + extra else self.fragments(text, room)
         items = [
-            _Item(kind, t, self.tokens(t), is_caption=is_caption and len(texts) == 1, is_footnote=is_footnote, ctx=ctx)
+            _Item(
+                kind,
+                t,
+                self.tokens(t),
+                is_caption=is_caption and len(texts) == 1,
+                is_footnote=is_footnote,
+                is_header=is_header,
+                ctx=ctx,
+            )
             for t in texts
         ]
         for item in items:  # context cut into fragments starts a piece of its own rather than end another one
@@ -404,7 +438,7 @@ class Splitter:
         """The header of ``cols`` shown on its own, as header-only tables of column groups that fit a piece (a cell
         is cut only when it alone is longer than a piece)."""
         fmt, header_rows = parts.fmt, parts.rows.header
-        room = self.budget - self._estimate(oh, []) - self.join
+        room = self.budget - self._estimate(replace(oh, header=()), []) - self.join  # these pieces show it instead
         items: list[_Item] = []
         group: list[int] = []
 
@@ -416,10 +450,10 @@ class Splitter:
             if not group or self.tokens(block([*group, c])) <= room:
                 group.append(c)
                 continue
-            items.extend(self._text_items("lead", block(group), oh))
+            items.extend(self._text_items("lead", block(group), oh, is_header=True))
             group = [c]
         if group:
-            items.extend(self._text_items("lead", block(group), oh))
+            items.extend(self._text_items("lead", block(group), oh, is_header=True))
         return items
 
     # -- row items --------------------------------------------------------------------------------------------------
@@ -577,7 +611,7 @@ class Splitter:
         """Split ``parts`` into pieces (one piece when the whole unit fits)."""
         if parts.rows.header and not parts.rows.body:
             # header rows with nothing under them (e.g. after a header row became the caption) are the content
-            parts = replace(parts, rows=replace(parts.rows, header=(), body=parts.rows.header))
+            parts = replace(parts, rows=parts.rows.content())
         whole = self._whole(parts)
         if whole is not None:
             return [whole]
@@ -688,19 +722,31 @@ class Splitter:
             context_shown=tuple((kept[k], text) for k, text in table_piece.context_shown),
         )
         # the pieces of context repeat the caption, shortened when it would take more than half of a piece (the
-        # table's piece shows it in full)
-        oh = self._reduce(replace(parts, footnotes=()), (), self.budget // 2)
+        # table's piece shows it in full), and the header
+        header = self._repeated_header(parts)
+        oh = self._reduce(replace(parts, footnotes=()), header, self.budget // 2)
         oh.lead = []
+        oh.header = header
         stream: list[_Item] = []
         for i in sorted(i for i in range(len(context)) if i not in beside):  # every piece is kept: in reading order
             kind: Literal["lead", "tail"] = "lead" if i < n_before else "tail"
             stream.extend(self._text_items(kind, context[i], oh, ctx=i))
         return [*self._pack(oh, stream), table_piece]
 
+    def _repeated_header(self, parts: UnitParts) -> tuple[str, ...]:
+        """The header lines a piece without rows shows (a piece of context or footnotes), so that every piece of the
+        table shows its header (with ``repeat_table_header``): none when they take more than half a piece."""
+        rows, fmt = parts.rows, parts.fmt
+        if not (self.repeat_table_header and rows.header and rows.body):
+            return ()
+        lines = tuple(fmt.header_lines(rows.header, tuple(range(rows.num_cols))))
+        return lines if self._lines_cost([*fmt.open_lines(), *lines, *fmt.close_lines()]) <= self._half else ()
+
     @staticmethod
     def _render_whole(parts: UnitParts, line_items: Sequence[_Item], header: Sequence[str]) -> str:
         fmt = parts.fmt
-        blocks = [parts.caption, *parts.context_before]
+        caption = "" if header and fmt.caption_in_header else parts.caption
+        blocks = [caption, *parts.context_before]
         if line_items:
             lines = [*fmt.open_lines(), *header, *(it.text for it in line_items), *fmt.close_lines()]
             blocks.append(LINE_DELIM.join(lines))
@@ -742,6 +788,7 @@ class Splitter:
             ]
             widest_header = max(one_column, default=0)
             oh = self._reduce(parts, (), min(self.budget // 2, self.budget - widest_header - max(2, self.budget // 8)))
+        oh.header = self._repeated_header(parts)
 
         # context: texts naming rows go with their row, the rest once, into the first piece
         named = parts.rows_named()
@@ -887,7 +934,7 @@ class Splitter:
             context_shown=tuple((it.ctx, it.text) for it in _reading_order(list(payload)) if it.ctx is not None),
             has_caption=bool(oh.caption) or any(it.is_caption for it in payload),
             has_footnotes=bool(oh.footnotes) or any(it.is_footnote for it in payload),
-            has_header=bool(row_items and row_items[0].header),
+            has_header=bool(row_items and row_items[0].header) or bool(not row_items and self._bare(oh, payload)),
             row_slices=tuple((it.row, it.cols, it.cell_text) for it in row_items),
         )
 
@@ -907,10 +954,11 @@ class Splitter:
         """
         if item.kind == "row" and item.header and self._headerless_rows:
             block = LINE_DELIM.join([*oh.fmt.open_lines(), *item.header, *oh.fmt.close_lines()])
-            return [*self._text_items("lead", block, oh), replace(item, header=())]
+            return [*self._text_items("lead", block, oh, is_header=True), replace(item, header=())]
         if item.kind != "row" and item.tokens > 1:
             frags = self.fragments(item.text, max(1, item.tokens // 2))
-            items = [_Item(item.kind, f, self.tokens(f), is_footnote=item.is_footnote, ctx=item.ctx) for f in frags]
+            marks = {"is_footnote": item.is_footnote, "is_header": item.is_header, "ctx": item.ctx}
+            items = [_Item(item.kind, f, self.tokens(f), **marks) for f in frags]  # type: ignore[arg-type]
             for fragment in items:
                 fragment.sticky = item.sticky
             return items
@@ -926,6 +974,12 @@ def _reading_order(items: list[_Item]) -> list[_Item]:
     for k, it in zip(slots, ordered, strict=True):
         out[k] = it
     return out
+
+
+def _shows_header(payload: Sequence[_Item]) -> bool:
+    """Whether a piece of ``payload`` shows header lines: above its rows, or on their own."""
+    rows = [it for it in payload if it.kind == "row"]
+    return bool(rows and rows[0].header) or any(it.is_header for it in payload)
 
 
 def _unheaded(cols: Sequence[int], items: Sequence[_Item]) -> list[int]:

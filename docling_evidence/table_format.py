@@ -40,6 +40,9 @@ class TableFormat(Protocol):
     """How a table's lines look in one format."""
 
     name: TableFormatName
+    caption_in_header: bool
+    """Whether the header lines show the table's caption (another serializer's HTML ``<table>`` line): a piece
+    showing them does not repeat the caption above the table."""
 
     def open_lines(self) -> list[str]:
         """Lines before the header (e.g. ``<table>``)."""
@@ -64,6 +67,7 @@ class MarkdownFormat:
     """GitHub-style pipe table; stacked header rows are merged into one header line per column."""
 
     name: TableFormatName = "markdown"
+    caption_in_header = False
 
     @staticmethod
     def _cell(text: str) -> str:
@@ -91,6 +95,7 @@ class HtmlFormat:
     """An HTML ``<table>``, one ``<tr>`` per line, cell text escaped."""
 
     name: TableFormatName = "html"
+    caption_in_header = False
 
     @staticmethod
     def _cell(text: str, tag: str) -> str:
@@ -119,6 +124,7 @@ class TripletFormat:
     """
 
     name: TableFormatName = "triplets"
+    caption_in_header = False
 
     def open_lines(self) -> list[str]:
         return []

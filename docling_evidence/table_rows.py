@@ -30,6 +30,13 @@ class TableRows:
         rows = self.header or self.body
         return len(rows[0]) if rows else 0
 
+    def content(self) -> TableRows:
+        """These rows, with header rows that have no body rows under them as the body: they are the table's content,
+        not a header to repeat (a one-row table, or a header row left after another became the caption)."""
+        if self.header and not self.body:
+            return TableRows(header=(), body=self.header, label_cols=self.label_cols)
+        return self
+
 
 def has_rich_cells(table: TableItem) -> bool:
     """Whether a cell of ``table`` holds document items (a list, a nested table, ...) rather than plain text."""

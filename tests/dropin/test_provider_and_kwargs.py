@@ -44,8 +44,10 @@ def _table_pieces(chunks: list[DocChunk], table: TableItem) -> list[DocChunk]:
 
 
 def _serializer_lines(provider: ChunkingSerializerProvider, doc: DoclingDocument, table: TableItem) -> tuple:
+    """The header and body lines as docling-core's test_chunk_html_table_serializer takes them: the table
+    serialized with its caption (HTML writes it inside the ``<table>`` line, Markdown as a paragraph above)."""
     ser = provider.get_serializer(doc)
-    text = ser.serialize(item=table, labels=set(ser.params.labels) - {DocItemLabel.CAPTION}).text
+    text = ser.serialize(item=table).text
     head, body = ser.table_serializer.get_header_and_body_lines(table_text=text)
     return [h.strip() for h in head if h.strip()], [b.strip() for b in body if b.strip()]
 
@@ -149,3 +151,17 @@ def test_expanders_accept_every_chunk(provider: ChunkingSerializerProvider | Non
             if chunk.meta.kind == "table":
                 table_lines = [ln for ln in chunk.text.splitlines() if ln.startswith("|")]
                 assert all(line in tree.text for line in table_lines)
+
+
+@pytest.mark.parametrize("provider", [HTMLProvider(), MarkdownProvider()])
+def test_a_one_row_table_of_another_serializer_is_its_content(provider: ChunkingSerializerProvider) -> None:
+    """A one-row table of header cells (a MySQL manual's option box) is all header in docling-core's serializers'
+    eyes: the chunker shows it as the table's content, and its row views read the same rows (they indexed an empty
+    body)."""
+    doc = DoclingDocument(name="option")
+    table = add_table(doc, [["Command-Line Format", "--no-defaults"]], [])
+    (piece,) = _table_pieces(list(EvidenceChunker(serializer_provider=provider).chunk(doc)), table)
+    head, body = _serializer_lines(provider, doc, table)
+    assert not [line for line in body if not line.startswith("</")]  # the serializer calls it all header
+    assert all(line in piece.text for line in head)
+    assert any("--no-defaults" in view for view in piece.meta.views)
