@@ -5,8 +5,8 @@ works unchanged: its ``page_content`` is ``chunker.contextualize(chunk)`` (the t
 whole chunk metadata under ``dl_meta``. This module adds:
 
 - :class:`EvidenceMetaExtractor` (pass as ``meta_extractor=``) and :func:`flatten_evidence_metadata`, which copy
-  ``page_span``, ``unit_id``, ``kind``, ``part``, ``parts`` (and ``caption`` when set) to the top level of the metadata,
-  where vector-store filters can reach them;
+  ``page_span``, ``table_pages``, ``unit_id``, ``kind``, ``part``, ``parts`` (and ``caption`` when set) to the top level
+  of the metadata, where vector-store filters can reach them;
 - :func:`evidence_ids`, stable ids for ``vectorstore.add_documents(docs, ids=...)`` that let the retriever fetch the
   missing pieces of a unit when it re-assembles one;
 - :func:`view_documents`, one Document per view of each chunk (its rows and sentences, ``EvidenceChunker.views``): add
@@ -54,7 +54,7 @@ from docling_evidence.integrations.packing import (
     view_hints,
 )
 
-FLAT_FIELDS: tuple[str, ...] = ("page_span", "unit_id", "kind", "part", "parts")
+FLAT_FIELDS: tuple[str, ...] = ("page_span", "table_pages", "unit_id", "kind", "part", "parts")
 """Evidence fields copied from ``dl_meta`` to the top level of a Document's metadata."""
 
 OPTIONAL_FLAT_FIELDS: tuple[str, ...] = ("caption",)
@@ -73,8 +73,9 @@ def flat_evidence_fields(dl_meta: Mapping[str, Any]) -> dict[str, Any]:
     """Return the flat evidence fields found in a chunk's exported metadata (``chunk.meta.export_json_dict()``)."""
     flat = {key: dl_meta[key] for key in FLAT_FIELDS if key in dl_meta}
     flat.update({key: dl_meta[key] for key in OPTIONAL_FLAT_FIELDS if dl_meta.get(key) is not None})
-    if "page_span" in flat:
-        flat["page_span"] = [int(page) for page in flat["page_span"]]
+    for key in ("page_span", "table_pages"):
+        if key in flat:
+            flat[key] = [int(page) for page in flat[key]]
     return flat
 
 
@@ -108,7 +109,8 @@ def _evidence_meta_extractor_class() -> type:
         """
 
         def extract_chunk_meta(self, file_path: str, chunk: Any) -> dict[str, Any]:
-            """Return ``{"source", "dl_meta", "page_span", "unit_id", "kind", "part", "parts"[, "caption"]}``."""
+            """Return ``{"source", "dl_meta", "page_span", "table_pages", "unit_id", "kind", "part", "parts"[,
+            "caption"]}``."""
             meta = super().extract_chunk_meta(file_path, chunk)
             meta.update(flat_evidence_fields(meta["dl_meta"]))
             return meta

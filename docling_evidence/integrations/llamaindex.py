@@ -62,7 +62,7 @@ from docling_evidence.integrations.packing import (
     view_hints,
 )
 
-VIEW_FIELDS: tuple[str, ...] = ("page_span", "unit_id", "kind", "part", "parts", "caption")
+VIEW_FIELDS: tuple[str, ...] = ("page_span", "table_pages", "unit_id", "kind", "part", "parts", "caption")
 """Metadata a view node copies from its chunk (filters reach it like the chunk's)."""
 
 CONTEXTUALIZED_KEY = "contextualized"
