@@ -57,6 +57,7 @@ DESELECTED: dict[str, str] = {
     "test_chunk_explicit": _GROUND_TRUTH + " (2g_out_chunks.json)",
     "test_shadowed_headings_wout_content": _GROUND_TRUTH + " (2h_out_chunks_*.json)",
     "test_chunk_with_repeat_table_header": _GROUND_TRUTH + " (0d_out_chunks.json)",
+    # its header check (every chunk listing a split table shows its header lines) holds: test_header_contract.py
     "test_chunk_html_table_serializer": _GROUND_TRUTH + " (0e_out_chunks.json)",
     "test_split_by_doc_items_serializes_each_item_once": _PRIVATE + " (_inner_chunker, _split_by_doc_items)",
     "test_split_by_doc_items_shrinks_back_when_estimate_under_counts": _PRIVATE + " (_split_by_doc_items)",
