@@ -34,6 +34,15 @@ outscores the row a question names ("What is the Units in December 2025 (Gi) of 
 mean something (✓, ✗, ●) are kept."""
 
 
+_SEPARATOR_CELL = re.compile(r"\s*:?-{3,}:?\s*")
+
+
+def label_rows(header: Sequence[Sequence[str]]) -> list[Sequence[str]]:
+    """The header rows that name columns: a pipe table's separator row (``|---|---|``, a header row of another
+    serializer's Markdown table) names none."""
+    return [row for row in header if not (row and all(_SEPARATOR_CELL.fullmatch(cell) for cell in row))]
+
+
 def row_view_parts(
     rows: TableRows, row: int, cols: Sequence[int] | None = None, cell_text: str | None = None
 ) -> tuple[str, list[str]]:
@@ -44,6 +53,7 @@ def row_view_parts(
     columns (or a merged label cell) is read once per distinct text.
     """
     body = rows.body[row]
+    header = label_rows(rows.header)
     columns = range(len(body)) if cols is None else cols
     last = columns[-1] if len(columns) else None
     labels: list[str] = []
@@ -59,7 +69,7 @@ def row_view_parts(
             continue
         if PLACEHOLDER.fullmatch(text):
             continue
-        name = one_line(column_label(rows.header, c)).strip()
+        name = one_line(column_label(header, c)).strip()
         values.append(f"{name} = {text}" if name else text)
     return " ".join(labels), values
 

@@ -165,3 +165,12 @@ def test_a_one_row_table_of_another_serializer_is_its_content(provider: Chunking
     assert not [line for line in body if not line.startswith("</")]  # the serializer calls it all header
     assert all(line in piece.text for line in head)
     assert any("--no-defaults" in view for view in piece.meta.views)
+
+
+def test_row_views_of_another_serializers_markdown_name_columns_by_their_header() -> None:
+    """docling-core's Markdown table's separator row is one of its header lines: the row views' column names leave
+    it out ("Sales = 17", not "Sales - --------- = 17")."""
+    doc, table = _long_table_doc(3)
+    (piece,) = _table_pieces(list(EvidenceChunker(serializer_provider=MarkdownProvider()).chunk(doc)), table)
+    assert "Table 1: Sales by region\nRegion 1: Sales = 17; Growth = 3.5%" in piece.meta.views
+    assert not [view for view in piece.meta.views if "---" in view]
