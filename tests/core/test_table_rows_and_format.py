@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from docling_core.types.doc import DocItemLabel, DoclingDocument, TableData
 from docs_builder import table_data
 from hypothesis import HealthCheck, given, settings
@@ -267,3 +269,37 @@ def test_every_nested_cell_text_is_kept_once(grid: list[list[object]]) -> None:
     positions = [flat.find(leaf) for leaf in leaves]
     assert all(flat.count(leaf) == 1 for leaf in leaves), (leaves, flat)
     assert positions == sorted(positions)
+
+
+NESTED_PAGE = """<html><body><h1>Depots</h1><p>The depots and their bays.</p>
+<table><tr><td>Site</td><td>Notes</td></tr>
+<tr><td><table><tr><td>North</td><td>East</td></tr><tr><td>Bay 1</td><td><table>
+<tr><td>Bus</td><td>Tram | light</td></tr><tr><td>Van</td><td><table><tr><td>Q1</td><td>Q2</td></tr></table></td></tr>
+</table></td></tr></table></td><td>open daily</td></tr></table>
+<p>Closing paragraph.</p></body></html>"""
+
+
+def test_a_page_with_nested_tables_converted_by_docling_chunks_within_the_limit(tmp_path: Path) -> None:
+    """End to end with Docling's HTML backend (a table in a cell of a table in a cell ...): at any limit every chunk
+    fits, each nested cell text is shown once over the pieces, escaped once, and every row view fits too."""
+    import pytest
+
+    pytest.importorskip("docling.backend.html_backend", reason="docling ('convert' extra) not installed")
+    from docling_evidence import EvidenceChunker
+    from docling_evidence.convert import convert_path
+    from docling_evidence.tokenizer import bundled_tokenizer
+
+    page = tmp_path / "depots.html"
+    page.write_text(NESTED_PAGE, encoding="utf-8")
+    doc = convert_path(page)
+    assert len(doc.tables) == 4  # the outer table and three nested ones
+    for limit in (32, 64, 256):
+        chunker = EvidenceChunker(tokenizer=bundled_tokenizer(limit))
+        chunks = list(chunker.chunk(doc))
+        count = chunker.tokenizer.count_tokens
+        assert all(count(chunker.contextualize(c)) <= limit for c in chunks)
+        assert all(count(view) <= limit for c in chunks for view in chunker.contextualize_views(c))
+        text = "".join(c.text for c in chunks if c.meta.kind == "table")
+        for leaf in ("North", "Bay 1", "Bus", "Tram \\| light", "Van", "Q1", "Q2", "open daily"):
+            assert text.count(leaf) == 1, (limit, leaf, text)
+        assert "\\\\" not in text
