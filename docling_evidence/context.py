@@ -237,11 +237,11 @@ class ContextIndex:
     """How many paragraphs ``doc_freq`` counts over (boilerplate included; 0: ``len(paragraphs)``)."""
     _by_top: dict[int, list[tuple[float, int]]] = field(default_factory=dict)
     _by_bottom: dict[int, list[tuple[float, int]]] = field(default_factory=dict)
-    _parsed: dict[int, _Paragraph] = field(default_factory=dict)
+    _parsed: dict[tuple[int, int | None], _Paragraph] = field(default_factory=dict)
 
     def paragraph(self, idx: int, end: int | None = None) -> _Paragraph:
         """The sentences of the paragraph at ``idx`` (only of ``text[:end]`` when ``end`` is given)."""
-        key = idx if end is None else -1 - idx
+        key = (idx, end)  # the same paragraph read to another end has other sentences
         if key not in self._parsed:
             # an inline group's runs (text, links, code spans) are one paragraph: its sentences are those of the
             # runs' joined text, a sentence may hold a link or a code span

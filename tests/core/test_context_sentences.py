@@ -147,3 +147,23 @@ def test_a_piece_holding_a_later_fragment_of_context_reports_the_characters_it_s
     assert _shown(text, spans, rendered, [middle]) == [(6, 17)]
     assert _shown(text, spans, rendered, ["gamma. … Eta theta"]) == [(11, 17), (38, 47)]
     assert _shown(text, spans, rendered, ["theta iota."]) == [(42, 53)]
+
+
+def test_a_paragraph_read_to_two_ends_keeps_both_readings() -> None:
+    """``ContextIndex.paragraph(idx, end)`` memoises per (paragraph, end): reading a paragraph only up to one end
+    must not answer a later read to another end (nor the whole paragraph) with the first sentences."""
+    from docling_core.types.doc import DocItemLabel, DoclingDocument
+
+    from docling_evidence.context import build_context_index
+    from docling_evidence.doc_index import build_index
+
+    doc = DoclingDocument(name="d")
+    text = "Revenue rose in 2020. Costs fell by 12.5 percent. Margins widened to 40 percent."
+    doc.add_text(label=DocItemLabel.TEXT, text=text)
+    ctx = build_context_index(build_index(doc), {})
+    idx = ctx.paragraphs[0]
+    short, longer, whole = ctx.paragraph(idx, 21), ctx.paragraph(idx, 49), ctx.paragraph(idx)
+    assert [text[s:e] for s, e in short.spans] == ["Revenue rose in 2020."]
+    assert [text[s:e] for s, e in longer.spans] == ["Revenue rose in 2020.", "Costs fell by 12.5 percent."]
+    assert len(whole.spans) == 3
+    assert ctx.paragraph(idx, 21) is short
