@@ -1,9 +1,8 @@
-"""Hypothesis profiles for the splitting suite.
+"""Seed reporting for the splitting suite (the hypothesis profiles live in ``tests/conftest.py``).
 
-``ci`` (default): new random examples on every run, from a seed chosen per run (``SPLIT_HYPOTHESIS_SEED`` fixes it);
-the seed is printed with every failure, so a failing run is reproduced with
-``SPLIT_HYPOTHESIS_SEED=<seed> pytest tests/split``. ``thorough``: many more examples, and shrinking; run it with
-``HYPOTHESIS_PROFILE=thorough HYPOTHESIS_MAX_EXAMPLES=1000 pytest tests/split`` (see docs/splitting.md).
+The default profile is reproducible: the split properties use ``@seed(SEED)`` with SEED 0, the others derandomize.
+``thorough``: many more examples, shrinking, and a new seed printed at the end of the run; reproduce a failure with
+``SPLIT_HYPOTHESIS_SEED=<seed> HYPOTHESIS_PROFILE=thorough pytest tests/split`` (see docs/splitting.md).
 """
 
 from __future__ import annotations
@@ -14,7 +13,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, Phase, settings
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 # the test modules import their strategies and checkers from split_helpers.py beside this file
@@ -22,26 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from split_helpers import SEED
 
-_HEALTH = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
-# ci does not shrink: a failure is reported at once (shrinking a 500-row table can take many minutes); reproduce it
-# with the printed seed (or blob), or shrink it with the thorough profile
-settings.register_profile(
-    "ci",
-    max_examples=20,
-    deadline=None,
-    suppress_health_check=_HEALTH,
-    print_blob=True,
-    phases=[Phase.explicit, Phase.reuse, Phase.generate],
-)
-settings.register_profile(
-    "thorough",
-    max_examples=int(os.environ.get("HYPOTHESIS_MAX_EXAMPLES", "1000")),
-    deadline=None,
-    suppress_health_check=_HEALTH,
-    print_blob=True,
-)
 PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "ci")
-settings.load_profile(PROFILE)
 
 
 @pytest.hookimpl(hookwrapper=True)

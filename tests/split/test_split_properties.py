@@ -1,8 +1,8 @@
-"""Property tests for token-exact splitting (issue 3), with three tokenizers.
+"""Property tests for token-exact splitting, with three tokenizers.
 
 At the ``Splitter`` level (random ``TableRows`` and unit parts) and end to end through ``EvidenceChunker.chunk()``
 on a ``DoclingDocument`` built with docling-core's API. Example counts come from the hypothesis profile
-(``tests/split/conftest.py``): ``ci`` by default, ``HYPOTHESIS_PROFILE=thorough`` for a long run.
+(``tests/conftest.py``): ``ci`` by default (reproducible), ``HYPOTHESIS_PROFILE=thorough`` for a long run.
 """
 
 from __future__ import annotations
