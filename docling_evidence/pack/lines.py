@@ -39,6 +39,16 @@ def _is_caption(block: str, caption: str) -> bool:
     return block == caption or caption.startswith(head) or block.startswith(caption)
 
 
+def _caption_blocks(blocks: Sequence[str], caption: str) -> int:
+    """How many of a piece's first blocks show its caption: 0 when the piece does not start with it."""
+    if not blocks or not _is_caption(blocks[0], caption):
+        return 0
+    n = caption.count(BLOCK_DELIM) + 1
+    if n > 1 and len(blocks) >= n and BLOCK_DELIM.join(blocks[:n]) == caption:
+        return n
+    return 1
+
+
 def _table_tags(block: str, rows: Sequence[int], open_lines: int, close_lines: int) -> list[str] | None:
     lines = block.split("\n")
     n_header = len(lines) - open_lines - len(rows) - close_lines
@@ -79,12 +89,13 @@ def piece_line_roles(
     tags: list[str] = []
     table_done = not rows
     blocks = text.split(BLOCK_DELIM)
-    for k, block in enumerate(blocks):
+    caption_blocks = _caption_blocks(blocks, caption) if caption_shown else 0
+    if caption_blocks:
+        # a caption of several paragraphs (a web page's table title with an edit note) is one caption block
+        tags += _block_lines(BLOCK_DELIM.join(blocks[:caption_blocks]), "caption")
+    for k, block in enumerate(blocks[caption_blocks:], start=caption_blocks):
         if k:
             tags.append("")
-        if k == 0 and caption_shown and _is_caption(block, caption):
-            tags += _block_lines(block, "caption")
-            continue
         tag = prose.get(block)
         if tag is not None:
             tags += _block_lines(block, tag)

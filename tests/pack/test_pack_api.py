@@ -49,3 +49,15 @@ def test_check_answer_accepts_packed_evidence(
     report_off = check_answer("Dairy farming had revenue of 1,797 in 2020.", report, chunks=packed)
     (other,) = [c for c in report_off.claims if c.text == "1,797"]
     assert not other.supported and other.elsewhere, "not in the packed text, found elsewhere in the document"
+
+
+def test_a_caption_of_two_paragraphs_is_tagged_caption_and_the_row_keeps_its_tag() -> None:
+    """A web page's table title can be two paragraphs ("Authority control databases" and an "Edit this at
+    Wikidata" note): both are the caption, and the table's line is still its row, not a shifted tag."""
+    from docling_evidence.pack.lines import piece_line_roles
+
+    caption = "Authority control databases\n\nEdit this at Wikidata"
+    text = f"{caption}\n\n| National | United States |"
+    tags = piece_line_roles(text, caption=caption, caption_shown=True, prose={}, rows=[0])
+    assert len(tags) == len(text.split("\n"))
+    assert tags == ["caption", "caption", "caption", "", "row 0"]
