@@ -46,6 +46,7 @@ from docling_evidence.views import (
     CONTEXT_GAP,
     caption_views,
     fitted_row_views,
+    ranking_text,
     row_view_parts,
     sentence_views,
     shown_sentences,
@@ -646,6 +647,17 @@ class EvidenceChunker(BaseChunker):
             self._pack_memo = PackMemo()
         return pack(query, ranked, budget, count=self.tokenizer.count_tokens, scorer=scorer, memo=self._pack_memo)
 
+    def contextualize(self, chunk: BaseChunk) -> str:
+        """The text to embed for ``chunk``: docling-core's (headings, then the text), except that a table piece holding
+        no rows is embedded without the caption and header it repeats (:func:`docling_evidence.views.ranking_text`),
+        so that it does not outrank the piece showing the row a question is about. ``chunk.text`` is unchanged."""
+        meta = getattr(chunk, "meta", None)
+        roles = getattr(meta, "line_roles", None)
+        text = ranking_text(chunk.text, roles, getattr(meta, "rows", None)) if roles else chunk.text
+        if text != chunk.text:
+            chunk = chunk.model_copy(update={"text": text})
+        return super().contextualize(chunk)
+
     def contextualize_views(self, chunk: BaseChunk) -> list[str]:
         """The texts to embed as extra vectors of ``chunk``, one per entry of its ``meta.views`` (rows, sentences).
 
@@ -654,7 +666,8 @@ class EvidenceChunker(BaseChunker):
         ``unit_id`` with the chunk's own vector); see docs/views.md. Empty for chunks without views.
         """
         views = getattr(chunk.meta, "views", None) or []
-        return [self.contextualize(chunk.model_copy(update={"text": body})) for body in views]
+        # a view is embedded as it is: the ranking text of a piece applies to the piece's own text only
+        return [BaseChunker.contextualize(self, chunk.model_copy(update={"text": body})) for body in views]
 
     def _piece_chunk(
         self,
