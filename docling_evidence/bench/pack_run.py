@@ -159,6 +159,7 @@ def run_pack_benchmark(
         raise ValueError(f"depth must be a positive integer, got {depth!r}")
     arms = list(dict.fromkeys(arms))
     digest = packer_digest()  # the code this process imports now, before any later edit of the checkout
+    env = environment()  # the commit checked out now, when the code is imported, not when the run ends
     indexes, chunks = _index_arms(dataset, arms, max_tokens, log)
     packer = make_chunker("evidence", max_tokens)
     q_texts = [q.question for q in questions]
@@ -198,7 +199,7 @@ def run_pack_benchmark(
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "command": list(command) if command is not None else list(sys.argv),
         "seed": seed,
-        "environment": environment(),
+        "environment": env,
         "config": {
             "arms": arms,
             "arm_descriptions": {a: ARM_DESCRIPTIONS[a] for a in arms},
