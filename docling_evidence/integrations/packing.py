@@ -51,6 +51,8 @@ def chunk_from(text: str, meta: Mapping[str, Any] | None, delim: str = "\n") -> 
         text = text[len(prefix) :] if text.startswith(prefix) else text
     for chunk_cls, meta_cls in ((EvidenceChunk, EvidenceMeta), (DocChunk, DocMeta)):
         fields = {k: v for k, v in meta.items() if k in meta_cls.model_fields}
+        if chunk_cls is EvidenceChunk:
+            fields = _roles_of_ranked_text(text, fields)
         try:
             return chunk_cls.model_validate({"text": text, "meta": fields})
         except ValueError:
@@ -58,6 +60,29 @@ def chunk_from(text: str, meta: Mapping[str, Any] | None, delim: str = "\n") -> 
     # flat metadata only (a vector store that kept the filter fields): the unit still groups its pieces
     unit_id, kind = meta.get("unit_id"), meta.get("kind")
     return SimpleNamespace(text=text, meta=SimpleNamespace(unit_id=unit_id, kind=kind) if unit_id else None)
+
+
+def _roles_of_ranked_text(text: str, fields: dict[str, Any]) -> dict[str, Any]:
+    """The line roles of a piece of context stored as it is ranked (``EvidenceChunker.contextualize`` leaves out the
+    caption and header it repeats, :func:`docling_evidence.views.ranking_text`): the piece's roles without those
+    lines, when they then line up with the stored text; ``fields`` unchanged otherwise."""
+    from docling_evidence.views import REPEATED_ROLES
+
+    roles = fields.get("line_roles")
+    if not isinstance(roles, list) or len(roles) == text.count("\n") + 1:
+        return fields
+    kept: list[str] = []
+    for role in roles:
+        if not isinstance(role, str) or role.partition(" ")[0] in REPEATED_ROLES:
+            continue
+        if role == "" and (not kept or kept[-1] == ""):
+            continue
+        kept.append(role)
+    while kept and kept[-1] == "":
+        kept.pop()
+    if len(kept) != text.count("\n") + 1:
+        return fields
+    return {**fields, "line_roles": kept}
 
 
 def view_hints(hits: Iterable[tuple[str, bool]]) -> dict[str, float]:

@@ -166,3 +166,33 @@ def test_llamaindex_postprocessor_needs_the_query(li_index: Any, chunker: Any) -
         pool.postprocess_nodes(nodes)
     packed = pool.postprocess_nodes(nodes, query_str=QUERY)
     assert packed and all("packed" in n.node.metadata for n in packed)
+
+
+def test_a_piece_of_context_stored_as_ranked_keeps_its_line_roles(chunker: Any) -> None:
+    """A vector store keeps ``contextualize(chunk)``; for a piece of context that is its text without the caption
+    and header it repeats. Read back for packing, its lines still carry their roles (the context sentences stay
+    citable) instead of falling back to plain text."""
+    from docling_core.types.doc import DocItemLabel, DoclingDocument
+    from docs_builder import add_table
+
+    from docling_evidence.pack.lines import tag_arg
+    from docling_evidence.views import ranking_text
+
+    doc = DoclingDocument(name="ctx")
+    doc.add_heading(text="Results")
+    sentences = [f"Table 1 shows that region {k} grew revenue by {k + 3}.5 percent as costs fell." for k in range(14)]
+    doc.add_text(label=DocItemLabel.TEXT, text=" ".join(sentences))
+    add_table(doc, [["Region", "Revenue", "Costs"]], [[f"R{k}", str(100 + k), str(50 + k)] for k in range(12)],
+              caption="Table 1: Revenue and costs by region")  # fmt: skip
+    pieces = [
+        c for c in chunker.chunk(doc) if c.meta.kind == "table" and c.meta.rows and c.meta.rows[0] == c.meta.rows[1]
+    ]
+    ranked = [c for c in pieces if ranking_text(c.text, c.meta.line_roles, c.meta.rows) != c.text]
+    assert ranked, "the document must have a piece of context that is ranked without caption and header"
+    for piece in ranked:
+        stored = chunker.contextualize(piece)
+        rebuilt = chunk_from(stored, piece.meta.export_json_dict(), chunker.delim)
+        roles = rebuilt.meta.line_roles
+        assert len(roles) == len(rebuilt.text.split("\n"))
+        assert {tag_arg(r)[0] for r in roles} - {""} <= {"context", "footnote", "text"}
+        assert any(tag_arg(r)[0] == "context" for r in roles)
