@@ -8,7 +8,6 @@ is below the control.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -16,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from docling_evidence.bench.pack_run import PACK_SCHEMA
+from docling_evidence.bench.report import read_results_json
 from docling_evidence.bench.stats import N_RESAMPLES, paired_bootstrap_ci
 
 
@@ -25,13 +25,7 @@ def load_pack_results(path: str | Path) -> dict[str, Any]:
     Raises:
         ValueError: if the file is missing, not JSON, or not of :data:`PACK_SCHEMA`.
     """
-    path = Path(path)
-    if not path.is_file():
-        raise ValueError(f"{path}: no such results file")
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ValueError(f"{path}: not valid JSON ({exc})") from exc
+    data = read_results_json(path)
     if not isinstance(data, dict) or data.get("schema") != PACK_SCHEMA:
         raise ValueError(f"{path}: not a pack results file (schema {PACK_SCHEMA!r})")
     return data

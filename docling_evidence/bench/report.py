@@ -18,19 +18,24 @@ REPORT_NAME, HIT_PLOT, COST_PLOT = "report.md", "hit_by_type.png", "quality_vs_c
 """File names written into the report folder."""
 
 
+def read_results_json(path: str | Path) -> Any:
+    """The parsed JSON of a results file; ValueError (naming the file) when it is missing or not JSON."""
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"{path}: no such results file")
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{path}: not valid JSON ({exc})") from exc
+
+
 def load_results(path: str | Path) -> dict[str, Any]:
     """Read a results JSON written by ``run``.
 
     Raises:
         ValueError: if the file is missing, not JSON, not a benchmark results document, or of another schema.
     """
-    path = Path(path)
-    if not path.is_file():
-        raise ValueError(f"{path}: no such results file")
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ValueError(f"{path}: not valid JSON ({exc})") from exc
+    data = read_results_json(path)
     missing = [k for k in ("schema", "seed", "config", "questions", "runs", "arms") if k not in data]
     if not isinstance(data, dict) or missing:
         raise ValueError(f"{path}: not a benchmark results file (missing {', '.join(missing) or 'object'})")
