@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -67,6 +67,43 @@ def _command_line() -> list[str]:
     prog = Path(sys.argv[0]).name
     head = ["python", "-m", "docling_evidence.bench"] if prog == "__main__.py" else [prog]
     return [*head, *sys.argv[1:]]
+
+
+def _arms_and_limits(arms: str, limits: str) -> tuple[list[str], list[int]]:
+    """``--arms`` and ``--limits`` of a multi-limit command, or a usage error."""
+    from docling_evidence.bench.arms import parse_arms
+    from docling_evidence.tokenizer import check_max_tokens
+
+    try:
+        arm_list = parse_arms(arms)
+        limit_list = [check_max_tokens(int(x)) for x in _split(limits)]
+    except ValueError as exc:
+        raise _fail(f"bad --arms or --limits: {exc}") from None
+    if not limit_list:
+        raise _fail(f"--limits must be positive integers, got {limits!r}")
+    return arm_list, limit_list
+
+
+def _embedder(name: str, cache: Path | None = None) -> Any:
+    """The embedder named by ``--embedder`` ('default': the bundled MiniLM), its vectors kept in ``cache`` if given."""
+    from docling_evidence.bench.embed import load_embedder
+
+    emb = load_embedder(None if name == "default" else name)
+    if cache is not None:
+        from docling_evidence.bench.embed import CachedEmbedder
+
+        emb = CachedEmbedder(emb, cache)
+    return emb
+
+
+def _with_other_limits(output: Path, by_limit: dict[int, Any], load: Callable[[Path], Any]) -> dict[int, Any]:
+    """``by_limit`` and every other limit measured into ``output`` (also by another run, e.g. ``--limits 256`` and
+    ``--limits 512`` in parallel), in limit order."""
+    for found in sorted(output.glob("limit-*/results.json")):
+        limit = int(found.parent.name.removeprefix("limit-"))
+        if limit not in by_limit:
+            by_limit[limit] = load(found)
+    return dict(sorted(by_limit.items()))
 
 
 @app.command()
@@ -149,9 +186,7 @@ def run(
             make_chunker(arm, max_tokens)
         emb = None
         if any(m != "bm25" for m in methods):
-            from docling_evidence.bench.embed import load_embedder
-
-            emb = load_embedder(None if embedder == "default" else embedder)
+            emb = _embedder(embedder)
             log(f"embedder {emb.name} (dim {emb.dim})")
         from docling_evidence.bench.run import run_benchmark
 
@@ -202,16 +237,7 @@ def targets(
     can share the folder and the machine's cores.
     """
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    from docling_evidence.bench.arms import parse_arms
-    from docling_evidence.tokenizer import check_max_tokens
-
-    try:
-        arm_list = parse_arms(arms)
-        limit_list = [check_max_tokens(int(x)) for x in _split(limits)]
-    except ValueError as exc:
-        raise _fail(f"bad --arms or --limits: {exc}") from None
-    if not limit_list:
-        raise _fail(f"--limits must be positive integers, got {limits!r}")
+    arm_list, limit_list = _arms_and_limits(arms, limits)
     methods = _methods(retrieval)
     _output_folder(output)
     log = _progress(quiet)
@@ -224,9 +250,7 @@ def targets(
         dataset = load_tatqa(tatqa, limit_contexts=limit_contexts)
         emb = None
         if any(m != "bm25" for m in methods):
-            from docling_evidence.bench.embed import load_embedder
-
-            emb = load_embedder(None if embedder == "default" else embedder)
+            emb = _embedder(embedder)
         from docling_evidence.bench.run import run_benchmark
 
         by_limit = {}
@@ -254,12 +278,8 @@ def targets(
     for limit, results in by_limit.items():
         write_json_atomic(output / f"limit-{limit}" / "results.json", results)
         write_report(results, output / f"limit-{limit}")
-    # every limit measured into this folder, also by another run (e.g. --limits 256 and --limits 512 in parallel)
-    for found in sorted(output.glob("limit-*/results.json")):
-        limit = int(found.parent.name.removeprefix("limit-"))
-        if limit not in by_limit:
-            by_limit[limit] = load_results(found)
-    path = write_text(output / "targets.md", render_targets(dict(sorted(by_limit.items())), _command_line()))
+    every_limit = _with_other_limits(output, by_limit, load_results)
+    path = write_text(output / "targets.md", render_targets(every_limit, _command_line()))
     typer.echo(f"wrote {path}")
 
 
@@ -331,16 +351,7 @@ def pack(
     share the folder and the machine's cores.
     """
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    from docling_evidence.bench.arms import parse_arms
-    from docling_evidence.tokenizer import check_max_tokens
-
-    try:
-        arm_list = parse_arms(arms)
-        limit_list = [check_max_tokens(int(x)) for x in _split(limits)]
-    except ValueError as exc:
-        raise _fail(f"bad --arms or --limits: {exc}") from None
-    if not limit_list:
-        raise _fail(f"--limits must be positive integers, got {limits!r}")
+    arm_list, limit_list = _arms_and_limits(arms, limits)
     if len(arm_list) < 2:
         raise _fail("--arms needs the control and at least one other arm")
     methods = _methods(retrieval)
@@ -357,13 +368,7 @@ def pack(
         dataset = _load_dataset(tatqa, qa, docs)
         emb = None
         if any(m != "bm25" for m in methods) or "cosine" in scorer_list:
-            from docling_evidence.bench.embed import load_embedder
-
-            emb = load_embedder(None if embedder == "default" else embedder)
-            if embed_cache is not None:
-                from docling_evidence.bench.embed import CachedEmbedder
-
-                emb = CachedEmbedder(emb, embed_cache)
+            emb = _embedder(embedder, embed_cache)
         from docling_evidence.bench.pack_run import run_pack_benchmark
 
         by_limit = {}
@@ -390,9 +395,5 @@ def pack(
 
     for limit, results in by_limit.items():
         write_json_atomic(output / f"limit-{limit}" / "results.json", results)
-    for found in sorted(output.glob("limit-*/results.json")):
-        limit = int(found.parent.name.removeprefix("limit-"))
-        if limit not in by_limit:
-            by_limit[limit] = load_pack_results(found)
-    path = write_text(output / "pack.md", render_pack_report(dict(sorted(by_limit.items()))))
+    path = write_text(output / "pack.md", render_pack_report(_with_other_limits(output, by_limit, load_pack_results)))
     typer.echo(f"wrote {path}")
