@@ -219,7 +219,8 @@ class _Packer:
         self.count = count
         self.states = [_State() for _ in units]
         self.used = 0
-        self.taken: list[tuple[_Cand, float]] = []
+        self.taken: list[tuple[_Cand, float, bool, list[Sentence]]] = []
+        """What was taken, in order, with whether it brought the caption and which footnotes: replayed as it was."""
 
     def offer(self, cand: _Cand, score: float) -> None:
         """Take ``cand`` (with what it needs) if it fits what is left of the budget."""
@@ -283,7 +284,7 @@ class _Packer:
         else:
             state.sentences.append(cand.item)
         state.score = max(state.score, score)
-        self.taken.append((cand, score))
+        self.taken.append((cand, score, caption, notes))
 
     # -- result -----------------------------------------------------------------------------------------------------
     def result(self, query: str, n_cands: int) -> PackedEvidence:
@@ -303,13 +304,8 @@ class _Packer:
         self.taken.pop()
         self.states = [_State() for _ in self.units]
         taken, self.taken = self.taken, []
-        for cand, score in taken:
-            self._take(cand, score, self.states[cand.unit], False, [])
-        for u, unit in enumerate(self.units):  # the frame goes with what is kept
-            state = self.states[u]
-            state.caption = bool(unit.caption) and self._open(state)
-            if state.rows:
-                state.footnotes += self._notes(unit, state)
+        for cand, score, caption, notes in taken:  # as taken: a sentence that went without the caption still does
+            self._take(cand, score, self.states[cand.unit], caption, notes)
 
 
 def _block(unit: _Unit, state: _State) -> PackedBlock | None:
