@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, Protocol
 
 
@@ -43,14 +43,28 @@ def smallest_max_tokens(
     deadline = time.perf_counter() + seconds
 
     def works(limit: int) -> bool:
-        chunker = _chunker_for_limit(replace(settings, max_tokens=limit))
         try:
+            chunker = _chunker_for_limit(replace(settings, max_tokens=limit))
             for _ in chunker.chunk(doc):
                 pass
         except TokenLimitTooSmall:
             return False
+        except Exception as exc:  # the advice runs inside the caller's error handler: nothing may escape it
+            raise _TrialFailed from exc
         return True
 
+    try:
+        return _search(works, failed, deadline)
+    except _TrialFailed:
+        return None, False
+
+
+class _TrialFailed(Exception):
+    """A trial run failed for another reason than the limit: no limit can be advised."""
+
+
+def _search(works: Callable[[int], bool], failed: int, deadline: float) -> tuple[int | None, bool]:
+    """Double ``failed`` until ``works``, then bisect; see :func:`smallest_max_tokens`."""
     low, high = failed, None
     with _silenced():  # the trial runs' warnings are not the file's
         while high is None and low < LIMIT_SEARCH_CAP and time.perf_counter() < deadline:

@@ -187,3 +187,24 @@ def test_a_limit_too_small_names_the_smallest_max_tokens_that_works(runner: CliR
     smallest = int(found.group(1))
     assert runner.invoke(app, ["chunk", str(doc_json), "--max-tokens", str(smallest)]).exit_code == 0
     assert runner.invoke(app, ["chunk", str(doc_json), "--max-tokens", str(smallest - 1)]).exit_code == 1
+
+
+def test_a_trial_run_failing_otherwise_gives_no_limit_instead_of_escaping(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The limit search runs inside the CLI's handler of the limit error: a trial run that fails for another reason
+    must end the search (no advice), not raise out of that handler past the per-file error line."""
+    from dataclasses import dataclass
+
+    from docling_evidence import limit_search
+
+    @dataclass(frozen=True)
+    class Settings:
+        max_tokens: int | None = 2
+        tokenizer: str | None = None
+        bbox_threshold: float | None = None
+        table_format: str | None = None
+
+    def broken_chunker(settings: object) -> object:
+        raise RuntimeError("a trial chunker that cannot be built")
+
+    monkeypatch.setattr(limit_search, "_chunker_for_limit", broken_chunker)
+    assert limit_search.smallest_max_tokens(build_doc(), Settings(), failed=2) == (None, False)
