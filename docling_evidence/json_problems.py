@@ -53,6 +53,8 @@ def _union_member_at(loc: Loc, data: Any) -> int | None:
             node = node[part]
         else:
             return i
+    if loc and isinstance(loc[-1], str) and not isinstance(node, dict):
+        return len(loc) - 1  # a value that is no object at all (texts[3] = 7): the last name is the member tried
     return None
 
 

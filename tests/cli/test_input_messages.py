@@ -155,6 +155,20 @@ def test_a_bad_field_of_a_text_item_is_named_by_item_and_field(tmp_path: Path, i
     assert "more)" not in message, "one problem, counted once"
 
 
+@pytest.mark.parametrize("value", [7, "x", None, [1]])
+def test_an_item_that_is_no_object_is_one_problem_at_the_item(tmp_path: Path, value: object) -> None:
+    data = _doc_data()
+    data["texts"][1] = value
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(InputError) as info:
+        load_docling_json(path)
+    message = str(info.value)
+    assert "texts[1] should be a valid dictionary" in message
+    assert "texts[1]." not in message, "not one problem per union member pydantic tried"
+    assert "more)" not in message
+
+
 def test_an_unknown_label_lists_the_labels_it_could_be(tmp_path: Path) -> None:
     data = _doc_data()
     data["texts"][1]["label"] = "bogus"
