@@ -311,7 +311,7 @@ class MaxPoolRetriever(BaseRetriever):
         chunker = default_chunker(self.chunker)
         hints = view_hints((doc.page_content, _view_of((doc, None)) is not None) for doc, _ in hits)
         entries = [(doc.page_content, _docling_meta(doc)) for doc, _ in pieces]
-        packed = pack_pieces(chunker, query, entries, int(self.budget or 0), hints, self.scorer)
+        packed = pack_pieces(chunker, query, entries, self.budget, hints, self.scorer)
         out: list[Document] = []
         for block in packed.blocks:
             first, score = pieces[block.ranks[0]]

@@ -285,7 +285,7 @@ class MaxPoolPostprocessor(BaseNodePostprocessor):
         hints = view_hints((hit.node.get_content(MetadataMode.NONE), _view_of(hit) is not None) for hit in nodes)
         entries = [(hit.node.get_content(MetadataMode.NONE), hit.node.metadata) for hit, _ in pieces]
         chunker = default_chunker(self.chunker)
-        packed = pack_pieces(chunker, query_bundle.query_str, entries, int(self.budget or 0), hints, self.scorer)
+        packed = pack_pieces(chunker, query_bundle.query_str, entries, self.budget, hints, self.scorer)
         out: list[NodeWithScore] = []
         for block in packed.blocks:
             first, score = pieces[block.ranks[0]]

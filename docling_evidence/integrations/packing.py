@@ -9,7 +9,7 @@ view that ranked (a row or a sentence) tells the packer which of its piece's row
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from types import SimpleNamespace
 from typing import Any
 
@@ -124,16 +124,12 @@ def block_metadata(block: PackedBlock, packed: PackedEvidence, extra: Mapping[st
 
 
 def default_chunker(chunker: Any) -> Any:
-    """``chunker``, or the default ``EvidenceChunker()`` (its tokenizer counts the budget)."""
+    """``chunker``, or the default ``EvidenceChunker()`` (its tokenizer counts the budget): one instance per process,
+    so its pack memo of token counts serves every query."""
     if chunker is not None:
         if not callable(getattr(chunker, "pack", None)):
             raise TypeError(f"chunker must be an EvidenceChunker (with pack), got {type(chunker).__name__}")
         return chunker
-    from docling_evidence import EvidenceChunker
+    from docling_evidence.convert import _default_chunker
 
-    return EvidenceChunker()
-
-
-def score_of_block(block: PackedBlock, unit_scores: Callable[[int], float | None]) -> float | None:
-    """The store's score of the unit a block comes from (the unit of its first piece)."""
-    return unit_scores(block.ranks[0]) if block.ranks else None
+    return _default_chunker()
