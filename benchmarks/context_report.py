@@ -97,9 +97,9 @@ def _delivered(chunks: list[Any], roles: tuple[str, ...] = ("context",)) -> dict
 def _chosen(doc: Any, chunker: Any) -> dict[str, set[str]]:
     """Table ref -> refs of the paragraphs ``context.choose_context`` picked for its unit, as the chunker calls it
     (budget and room beside the table), before splitting."""
+    from docling_evidence.assemble.units import build_units
     from docling_evidence.chunker import _headings_by_position
-    from docling_evidence.doc_index import build_index
-    from docling_evidence.units import build_units
+    from docling_evidence.document.index import build_index
 
     index = build_index(doc)
     headings = _headings_by_position(index)

@@ -2,7 +2,8 @@
 other consecutive tables stay apart.
 
 For each ``*.json`` under ``../shared/fixtures``: the tables that become units, every consecutive pair of them with
-the verdict of ``docling_evidence.continuation.check_continuation`` (the rule that decided), the runs joined (parts,
+the verdict of ``docling_evidence.units.continuation.check_continuation`` (the rule that decided), the runs joined
+(parts,
 pages, body rows, repeated header rows dropped), and the evidence units / table pieces ``EvidenceChunker()`` emits
 with ``merge_continued_tables`` on and off. Writes the numbers to ``docs/results/continued_tables.json`` and the
 table between the markers of ``docs/continued_tables.md``. Run from the repository root::
@@ -43,9 +44,9 @@ def measure(path: Path, root: Path) -> dict[str, Any]:
     from docling_core.types.doc import DoclingDocument
 
     from docling_evidence import EvidenceChunker
-    from docling_evidence.continuation import find_runs
-    from docling_evidence.doc_index import build_index
-    from docling_evidence.units import unit_tables
+    from docling_evidence.assemble.units import unit_tables
+    from docling_evidence.document.index import build_index
+    from docling_evidence.units.continuation import find_runs
 
     doc = DoclingDocument.load_from_json(path)
     index = build_index(doc)
@@ -128,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, default=DEFAULT_JSON, help="raw numbers (JSON) to write")
     parser.add_argument("--markdown", type=Path, default=DEFAULT_MD, help="page whose marked table is replaced")
     args = parser.parse_args(argv)
-    from docling_evidence.safe_write import write_json, write_text
+    from docling_evidence.cli.safe_write import write_json, write_text
 
     if not args.fixtures.is_dir():
         print(f"no fixtures at {args.fixtures}: nothing measured")

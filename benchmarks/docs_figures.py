@@ -435,7 +435,7 @@ def rendered_files(figures: Figures, repo: Path = REPO) -> dict[str, tuple[str, 
 
 def measure_example() -> dict[str, Any]:
     """The bundled example chunked as the README's first command chunks it (default settings)."""
-    from docling_evidence.convert import chunk_path
+    from docling_evidence.document.convert import chunk_path
 
     chunks = chunk_path(EXAMPLE)
     tables = [c for c in chunks if c.meta.kind == "table"]
@@ -480,7 +480,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="change nothing; exit 1 if any figure differs")
     parser.add_argument("--measure", action="store_true", help="re-measure docs/results/{example,dropin}.json first")
     args = parser.parse_args(argv)
-    from docling_evidence.safe_write import write_json, write_text
+    from docling_evidence.cli.safe_write import write_json, write_text
 
     if args.measure:
         write_json(RESULTS / "example.json", measure_example(), indent=1)

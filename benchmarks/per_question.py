@@ -179,7 +179,7 @@ def main(argv: list[str] | None = None) -> int:
     summary = {k: v for k, v in report.items() if k != "per_question"}
     print(json.dumps(summary, indent=2))
     if args.output:
-        from docling_evidence.safe_write import write_json
+        from docling_evidence.cli.safe_write import write_json
 
         write_json(args.output, report, indent=1)
     return 0

@@ -103,7 +103,7 @@ def counting_tokenizer(max_tokens: int = 256) -> Any:
 
 def document_tokens(doc: Any, tokenizer: Any) -> int:
     """Tokens of the document rendered once (EvidenceChunker's serializer: Markdown, tables included)."""
-    from docling_evidence.serializer import EvidenceSerializerProvider
+    from docling_evidence.tables.serializer import EvidenceSerializerProvider
 
     text = EvidenceSerializerProvider().get_serializer(doc=doc).serialize().text
     return sum(tokenizer.count_tokens(line) for line in text.split("\n"))
@@ -298,7 +298,7 @@ def pipeline_cost() -> dict[str, Any]:
     code = (
         "import resource, sys, time\n"
         "from pathlib import Path\n"
-        "from docling_evidence.cli import ChunkSettings, process_file\n"
+        "from docling_evidence.cli.main import ChunkSettings, process_file\n"
         "files = sorted(Path(sys.argv[1]).rglob('*.json'))\n"
         "s = ChunkSettings(); process_file(str(files[0]), s)\n"
         "c = time.process_time()\n"

@@ -26,15 +26,15 @@ if TYPE_CHECKING:
     from docling_evidence.chunker import EvidenceChunker
     from docling_evidence.meta import EvidenceChunk, EvidenceMeta
     from docling_evidence.pack.evidence import PackedEvidence
-    from docling_evidence.serializer import EvidenceSerializerProvider, EvidenceTableSerializer
+    from docling_evidence.tables.serializer import EvidenceSerializerProvider, EvidenceTableSerializer
     from docling_evidence.tokenizer import TokenizersTokenizer, bundled_tokenizer, load_tokenizer
 
 _EXPORTS = {
     "EvidenceChunk": "docling_evidence.meta",
     "EvidenceChunker": "docling_evidence.chunker",
     "EvidenceMeta": "docling_evidence.meta",
-    "EvidenceSerializerProvider": "docling_evidence.serializer",
-    "EvidenceTableSerializer": "docling_evidence.serializer",
+    "EvidenceSerializerProvider": "docling_evidence.tables.serializer",
+    "EvidenceTableSerializer": "docling_evidence.tables.serializer",
     "PackedEvidence": "docling_evidence.pack.evidence",
     "bundled_tokenizer": "docling_evidence.tokenizer",
     "load_tokenizer": "docling_evidence.tokenizer",

@@ -16,13 +16,22 @@ from docling_core.transforms.serializer.base import BaseDocSerializer, BaseSeria
 from docling_core.types.doc import DoclingDocument, SectionHeaderItem, TableItem, TextItem, TitleItem
 from pydantic import ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
-from docling_evidence.doc_index import DocIndex, build_index, rich_cell_content
-from docling_evidence.layout import page_span
+from docling_evidence.assemble.units import EvidenceUnit, build_units, document_key, stable_id
+from docling_evidence.assemble.views import (
+    CONTEXT_GAP,
+    caption_views,
+    fitted_row_views,
+    ranking_text,
+    row_view_parts,
+    sentence_views,
+    shown_sentences,
+)
+from docling_evidence.context.peers import Peers, section_peers
+from docling_evidence.document.index import DocIndex, build_index, rich_cell_content
+from docling_evidence.document.layout import page_span
 from docling_evidence.meta import EvidenceChunk, EvidenceMeta, MemberRole
 from docling_evidence.pack.lines import peer_line_roles, piece_line_roles
-from docling_evidence.peers import Peers, section_peers
-from docling_evidence.serializer import EvidenceSerializerProvider, table_layout
-from docling_evidence.split import (
+from docling_evidence.split.splitter import (
     BLOCK_DELIM,
     Piece,
     Splitter,
@@ -31,25 +40,16 @@ from docling_evidence.split import (
     fragments,
     piece_budget,
 )
-from docling_evidence.table_format import TableFormatName, one_line
-from docling_evidence.table_rows import TableRows
-from docling_evidence.text_chunks import text_chunks
+from docling_evidence.split.text_chunks import text_chunks
+from docling_evidence.tables.formats import TableFormatName, one_line
+from docling_evidence.tables.rows import TableRows
+from docling_evidence.tables.serializer import EvidenceSerializerProvider, table_layout
 from docling_evidence.tokenizer import (
     DEFAULT_MAX_TOKENS,
     MemoTokenizer,
     bundled_tokenizer,
     check_max_tokens,
     load_tokenizer,
-)
-from docling_evidence.units import EvidenceUnit, build_units, document_key, stable_id
-from docling_evidence.views import (
-    CONTEXT_GAP,
-    caption_views,
-    fitted_row_views,
-    ranking_text,
-    row_view_parts,
-    sentence_views,
-    shown_sentences,
 )
 
 if TYPE_CHECKING:
@@ -188,11 +188,12 @@ class EvidenceChunker(BaseChunker):
             network), 256 tokens — the tokenizer and limit HybridChunker uses by default.
         max_tokens: shortcut for the bundled tokenizer with another limit (only when ``tokenizer`` is not given).
         serializer_provider: renders text (and picks the table format, see ``table_format``). Default:
-            :class:`~docling_evidence.serializer.EvidenceSerializerProvider` (Markdown).
+            :class:`~docling_evidence.tables.serializer.EvidenceSerializerProvider` (Markdown).
         table_format: ``"markdown"``, ``"html"`` or ``"triplets"``; None (default) takes the format of the provider's
             table serializer (docling-core's Markdown/HTML/Triplet serializers are recognised), else Markdown.
         merge_peers: merge undersized chunks with the same headings (as HybridChunker). A unit that fits one piece
-            also takes in the paragraphs of its section next to it while it fits (:mod:`docling_evidence.peers`).
+            also takes in the paragraphs of its section next to it while it fits
+            (:mod:`docling_evidence.context.peers`).
         repeat_table_header: repeat a split table's header rows in every piece (as HybridChunker; False: once).
         omit_header_on_overflow: with ``repeat_table_header``, a row too wide to go beside the header goes without
             it instead of the table being split by columns (as HybridChunker).
@@ -223,7 +224,7 @@ class EvidenceChunker(BaseChunker):
             also keeps section peers out of the units.
         merge_continued_tables: a table Docling split at a page break (one ``TableItem`` per page) becomes one unit:
             the first part's caption and context, every part's rows in order (a repeated header row dropped), every
-            part's footnotes. Detection is conservative, see :mod:`docling_evidence.continuation`.
+            part's footnotes. Detection is conservative, see :mod:`docling_evidence.units.continuation`.
         views: give each chunk short texts to embed as extra vectors that retrieve it (``meta.views``,
             :meth:`contextualize_views`; docs/views.md): the piece a table starts in its caption, a table piece one
             per row it shows and one per sentence of the context and section paragraphs it shows, a text chunk one
@@ -324,9 +325,9 @@ class EvidenceChunker(BaseChunker):
 
         keep = None
         if self.sim_threshold > 0:
-            from docling_evidence.serializer import render_table
-            from docling_evidence.similarity import similarity_gate
-            from docling_evidence.table_rows import table_rows
+            from docling_evidence.context.similarity import similarity_gate
+            from docling_evidence.tables.rows import table_rows
+            from docling_evidence.tables.serializer import render_table
 
             gate = similarity_gate(self.sim_model, self.sim_threshold)
 
@@ -431,7 +432,7 @@ class EvidenceChunker(BaseChunker):
     ) -> int | None:
         """Tokens left for context beside a unit that fits one piece without it (None when it does not fit anyway):
         context never makes a table split that would fit whole."""
-        from docling_evidence.serializer import render_table
+        from docling_evidence.tables.serializer import render_table
 
         if 2 * (len(unit.rows.header) + len(unit.rows.body)) > self.max_tokens:
             return None  # every row line costs at least two tokens: it cannot fit (and is not counted)
@@ -453,7 +454,7 @@ class EvidenceChunker(BaseChunker):
         taken: set[str],
     ) -> list[tuple[int, list[EvidenceChunk]]]:
         """``merge_peers`` for units: a unit that is one piece takes in the paragraphs of its section next to it
-        while it fits (:mod:`docling_evidence.peers`); their refs are added to ``taken``."""
+        while it fits (:mod:`docling_evidence.context.peers`); their refs are added to ``taken``."""
         of_units = {it.self_ref for _, cs in unit_chunks for c in cs for it in c.meta.doc_items}
         of_units |= {r for u in units for r in u.owned_refs()}
         out: list[tuple[int, list[EvidenceChunk]]] = []
@@ -649,7 +650,8 @@ class EvidenceChunker(BaseChunker):
 
     def contextualize(self, chunk: BaseChunk) -> str:
         """The text to embed for ``chunk``: docling-core's (headings, then the text), except that a table piece holding
-        no rows is embedded without the caption and header it repeats (:func:`docling_evidence.views.ranking_text`),
+        no rows is embedded without the caption and header it repeats
+        (:func:`docling_evidence.assemble.views.ranking_text`),
         so that it does not outrank the piece showing the row a question is about. ``chunk.text`` is unchanged."""
         meta = getattr(chunk, "meta", None)
         roles = getattr(meta, "line_roles", None)

@@ -11,7 +11,7 @@ ChunkKind = Literal["table", "text"]
 """``table``: a piece of an evidence unit; ``text``: a text chunk as HybridChunker would make it."""
 
 CaptionSource = Literal["docling_ref", "text_nearby", "adjacent_page", "header_row"]
-"""How a table's caption was found, in the order the rules are tried (see ``docling_evidence.captions``)."""
+"""How a table's caption was found, in the order the rules are tried (see ``docling_evidence.units.captions``)."""
 
 MemberRole = Literal["caption", "context", "table", "footnote", "text"]
 """The part a doc item plays in a chunk."""

@@ -158,7 +158,7 @@ _HUB_NAME = re.compile(r"[A-Za-z0-9][\w.-]*(/[\w.-]+)?")
 def _load_failure(name: str) -> str:
     """Why a tokenizer name or folder did not load, and what to give instead."""
     local = "give a local folder with tokenizer.json (or a Hugging Face model name that is in the local cache)"
-    from docling_evidence.paths import path_kind
+    from docling_evidence.document.paths import path_kind
 
     kind = path_kind(Path(name).expanduser())
     if kind == "dir":

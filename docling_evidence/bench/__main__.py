@@ -3,7 +3,7 @@
 import sys
 
 from docling_evidence.bench.cli import app
-from docling_evidence.cli_common import run_app
+from docling_evidence.cli.common import run_app
 
 if __name__ == "__main__":
     sys.exit(run_app(app, prog_name="python -m docling_evidence.bench"))

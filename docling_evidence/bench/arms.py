@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from docling_evidence.layout import page_span
+from docling_evidence.document.layout import page_span
 from docling_evidence.tokenizer import DEFAULT_MAX_TOKENS
 
 if TYPE_CHECKING:
@@ -104,7 +104,8 @@ def parse_arms(spec: str | Iterable[str]) -> list[str]:
 
 
 def page_span_of(doc_items: Iterable[Any]) -> tuple[int, ...]:
-    """Sorted distinct ``page_no`` over the provenance of ``doc_items`` (:func:`docling_evidence.layout.page_span`)."""
+    """Sorted distinct ``page_no`` over the provenance of ``doc_items``
+    (:func:`docling_evidence.document.layout.page_span`)."""
     return tuple(page_span(doc_items))
 
 
@@ -174,11 +175,11 @@ def make_chunker(arm: str, max_tokens: int = DEFAULT_MAX_TOKENS) -> BaseChunker:
 
 def table_row_parts(table: TableItem, doc: DoclingDocument) -> list[tuple[str, list[str], list[str]]]:
     """One ``(label, values, cell_texts)`` per body row with a cell: EvidenceChunker's row view parts
-    (:func:`docling_evidence.views.row_view_parts` over every column), read by
-    :func:`docling_evidence.table_rows.table_rows`, the chunker's reader (a merged cell is read in every column it
+    (:func:`docling_evidence.assemble.views.row_view_parts` over every column), read by
+    :func:`docling_evidence.tables.rows.table_rows`, the chunker's reader (a merged cell is read in every column it
     spans, each under its column's label)."""
-    from docling_evidence.table_rows import table_rows
-    from docling_evidence.views import row_view_parts
+    from docling_evidence.assemble.views import row_view_parts
+    from docling_evidence.tables.rows import table_rows
 
     rows = table_rows(table, doc)
     out: list[tuple[str, list[str], list[str]]] = []
@@ -262,11 +263,11 @@ def _sentence_records(
     arm: str, doc_id: str, doc: DoclingDocument, chunker: BaseChunker, chunks: list[Any], records: list[ChunkRecord]
 ) -> list[ChunkRecord]:
     """One record per sentence of each chunk's text, pointing to it: the sentence views EvidenceChunker gives its
-    chunks (:func:`docling_evidence.views.sentence_views`): a chunk without a table when it has two sentences or
-    more, a chunk with a table one per sentence of its paragraphs."""
+    chunks (:func:`docling_evidence.assemble.views.sentence_views`): a chunk without a table when it has two
+    sentences or more, a chunk with a table one per sentence of its paragraphs."""
     from docling_core.types.doc import RefItem, TextItem
 
-    from docling_evidence.views import sentence_views, shown_sentences
+    from docling_evidence.assemble.views import sentence_views, shown_sentences
 
     out: list[ChunkRecord] = []
     for i, chunk in enumerate(chunks):
@@ -307,9 +308,9 @@ def _chunks_by_table(chunks: list[Any]) -> dict[str, list[int]]:
 def _caption_records(
     arm: str, doc_id: str, doc: DoclingDocument, chunker: BaseChunker, chunks: list[Any], records: list[ChunkRecord]
 ) -> list[ChunkRecord]:
-    """The caption views EvidenceChunker gives its units (:func:`docling_evidence.views.caption_views`), for each
-    table with a Docling-linked caption, pointing to the first chunk that holds the table."""
-    from docling_evidence.views import caption_views
+    """The caption views EvidenceChunker gives its units (:func:`docling_evidence.assemble.views.caption_views`), for
+    each table with a Docling-linked caption, pointing to the first chunk that holds the table."""
+    from docling_evidence.assemble.views import caption_views
 
     by_table = _chunks_by_table(chunks)
     out: list[ChunkRecord] = []
@@ -330,10 +331,10 @@ def _row_records(
     arm: str, doc_id: str, doc: DoclingDocument, chunker: BaseChunker, chunks: list[Any], records: list[ChunkRecord]
 ) -> list[ChunkRecord]:
     """One record per row, pointing to the chunk holding most of its cells: ``rowsplit`` the row text as is,
-    ``hybrid-views`` the chunker's row views of it (:func:`docling_evidence.views.fitted_row_views`: under the
+    ``hybrid-views`` the chunker's row views of it (:func:`docling_evidence.assemble.views.fitted_row_views`: under the
     table's Docling-linked caption when it fits, a long row packed into views that fit after the chunk's headings)."""
-    from docling_evidence.table_format import one_line
-    from docling_evidence.views import fitted_row_views, join_row_view
+    from docling_evidence.assemble.views import fitted_row_views, join_row_view
+    from docling_evidence.tables.formats import one_line
 
     texts = [r.embed_text for r in records]
     by_table = _chunks_by_table(chunks)

@@ -1,4 +1,4 @@
-"""Citation benchmark: how well the deterministic check (:mod:`docling_evidence.cite`) cites gold evidence.
+"""Citation benchmark: how well the deterministic check (:mod:`docling_evidence.cite.check`) cites gold evidence.
 
 For every question of a :class:`~docling_evidence.bench.dataset.BenchDataset` (TAT-QA), the gold answer strings stand
 in for an LLM's answer (one per line; for arithmetic questions the loader's gold strings are the numbers of the
@@ -36,7 +36,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from docling_evidence.cite import CitationReport, CitedChunk, DocumentSources, check_answer, extract_claims
+from docling_evidence.cite.check import CitationReport, CitedChunk, DocumentSources, check_answer, extract_claims
 
 ARMS: tuple[str, ...] = ("document", "hybrid", "evidence")
 """``document``: the whole document is cited (the matcher alone); ``hybrid`` / ``evidence``: the top-k chunks of
@@ -256,7 +256,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"unknown arm {unknown[0]!r}" if unknown else "-k must be at least 1")
     from docling_evidence.bench.dataset import BenchDataError
     from docling_evidence.bench.tatqa import load_tatqa
-    from docling_evidence.safe_write import output_problem, write_json
+    from docling_evidence.cli.safe_write import output_problem, write_json
 
     if problem := output_problem(args.output, inputs=[args.tatqa], parents=True):
         print(f"error: {problem}", file=sys.stderr)

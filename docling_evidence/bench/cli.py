@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from docling_evidence.cli_common import usage_error, with_default
+from docling_evidence.cli.common import usage_error, with_default
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -273,7 +273,7 @@ def targets(
     from docling_evidence.bench.report import load_results, write_report
     from docling_evidence.bench.run import write_json_atomic
     from docling_evidence.bench.targets import render_targets
-    from docling_evidence.safe_write import write_text
+    from docling_evidence.cli.safe_write import write_text
 
     for limit, results in by_limit.items():
         write_json_atomic(output / f"limit-{limit}" / "results.json", results)
@@ -391,7 +391,7 @@ def pack(
 
     from docling_evidence.bench.pack_report import load_pack_results, render_pack_report
     from docling_evidence.bench.run import write_json_atomic
-    from docling_evidence.safe_write import write_text
+    from docling_evidence.cli.safe_write import write_text
 
     for limit, results in by_limit.items():
         write_json_atomic(output / f"limit-{limit}" / "results.json", results)

@@ -105,7 +105,7 @@ class SentenceTransformerEmbedder:
         if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size <= 0:
             raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
         if name_or_path is None:
-            from docling_evidence.similarity import default_model_path
+            from docling_evidence.context.similarity import default_model_path
 
             source = str(default_model_path(" (or pass --embedder PATH / --embedder hashing)"))
         else:
@@ -296,7 +296,7 @@ class CachedEmbedder:
         """Write the vectors not yet on disk as one shard (also done every :data:`SHARD_SIZE` new vectors)."""
         if not self._pending:
             return
-        from docling_evidence.safe_write import write_bytes
+        from docling_evidence.cli.safe_write import write_bytes
 
         buf = io.BytesIO()
         vecs = np.stack([self._vectors[k] for k in self._pending]).astype(np.float32)

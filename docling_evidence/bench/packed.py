@@ -22,8 +22,8 @@ import numpy as np
 
 from docling_evidence.bench.dataset import QAItem
 from docling_evidence.bench.normalize import contains_answer
-from docling_evidence.context import _numbers, _words
-from docling_evidence.sentences import sentence_spans
+from docling_evidence.context.choose import _numbers, _words
+from docling_evidence.text.sentences import sentence_spans
 
 PACK_BUDGETS: tuple[int, ...] = (256, 512, 1024, 2048)
 """Token budgets of ``pack@B`` (those of ``ok@B``, so the two compare at equal cost)."""

@@ -34,7 +34,7 @@ import typer
 
 from docling_evidence.bench.dataset import BenchDataError, QAItem
 from docling_evidence.bench.normalize import contains_answer, normalize_text
-from docling_evidence.table_rows import table_rows
+from docling_evidence.tables.rows import table_rows
 
 if TYPE_CHECKING:
     from docling_core.types.doc import DoclingDocument, TableItem
@@ -568,7 +568,7 @@ def generate(
 ) -> None:
     """Generate QA JSONL over the DoclingDocuments in FIXTURE_DIR (doc ids relative to it)."""
     from docling_evidence.bench.qa_jsonl import write_qa_jsonl
-    from docling_evidence.cli_common import usage_error
+    from docling_evidence.cli.common import usage_error
 
     try:
         docs = load_fixture_docs(fixture_dir)
@@ -585,7 +585,7 @@ def generate(
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m docling_evidence.bench.qa_generate FIXTURE_DIR -o out.jsonl [--seed N] [--per-table N]``."""
-    from docling_evidence.cli_common import run_app
+    from docling_evidence.cli.common import run_app
 
     return run_app(app, argv, prog_name="python -m docling_evidence.bench.qa_generate")
 

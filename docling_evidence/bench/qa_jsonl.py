@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from docling_evidence.bench.dataset import BenchDataError, BenchDataset, QAItem
-from docling_evidence.safe_write import write_text
+from docling_evidence.cli.safe_write import write_text
 
 if TYPE_CHECKING:
     from docling_core.types.doc import DoclingDocument
@@ -151,7 +151,7 @@ def qa_item_to_json(item: QAItem) -> dict[str, Any]:
 def write_qa_jsonl(items: Iterable[QAItem], path: str | Path) -> int:
     """Write ``items`` as QA JSONL (``doc`` = ``doc_id``, so doc ids should be paths relative to the docs folder).
 
-    The file appears complete or not at all (:func:`docling_evidence.safe_write.open_output`). Returns the number
+    The file appears complete or not at all (:func:`docling_evidence.cli.safe_write.open_output`). Returns the number
     of lines written.
     """
     lines = [json.dumps(qa_item_to_json(item), ensure_ascii=False) for item in items]

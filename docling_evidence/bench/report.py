@@ -12,7 +12,7 @@ from docling_evidence.bench.measures import describe_delivery
 from docling_evidence.bench.pareto import ParetoPoint, pareto_front
 from docling_evidence.bench.run import RESULTS_SCHEMA
 from docling_evidence.bench.summary import summarize
-from docling_evidence.safe_write import write_bytes, write_text
+from docling_evidence.cli.safe_write import write_bytes, write_text
 
 REPORT_NAME, HIT_PLOT, COST_PLOT = "report.md", "hit_by_type.png", "quality_vs_cost.png"
 """File names written into the report folder."""

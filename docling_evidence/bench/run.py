@@ -442,7 +442,7 @@ def run_benchmark(
 
 
 def write_json_atomic(path: str | Path, obj: Any) -> Path:
-    """Write ``obj`` as compact JSON to ``path`` atomically (:func:`docling_evidence.safe_write.write_json`)."""
-    from docling_evidence.safe_write import write_json
+    """Write ``obj`` as compact JSON to ``path`` atomically (:func:`docling_evidence.cli.safe_write.write_json`)."""
+    from docling_evidence.cli.safe_write import write_json
 
     return write_json(path, obj, compact=True, parents=True)

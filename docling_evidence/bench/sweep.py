@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from docling_evidence.cli_common import with_default
+from docling_evidence.cli.common import with_default
 
 if TYPE_CHECKING:
     import numpy as np
@@ -623,7 +623,7 @@ def _command_line() -> str:
 
 
 def _fail(msg: str) -> None:
-    from docling_evidence.cli_common import usage_error
+    from docling_evidence.cli.common import usage_error
 
     raise usage_error(msg)
 
@@ -747,6 +747,6 @@ def report_command(
 
 
 if __name__ == "__main__":
-    from docling_evidence.cli_common import run_app
+    from docling_evidence.cli.common import run_app
 
     sys.exit(run_app(sweep_app, prog_name="python -m docling_evidence.bench.sweep"))

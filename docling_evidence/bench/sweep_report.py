@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from docling_evidence.bench.pareto import ParetoPoint, pareto_front
-from docling_evidence.safe_write import write_bytes, write_text
+from docling_evidence.cli.safe_write import write_bytes, write_text
 
 COST_AXES: tuple[tuple[str, str], ...] = (
     ("indexed_tokens", "indexed tokens (all-MiniLM-L6-v2 tokenizer)"),

@@ -64,9 +64,9 @@ def chunk_from(text: str, meta: Mapping[str, Any] | None, delim: str = "\n") -> 
 
 def _roles_of_ranked_text(text: str, fields: dict[str, Any]) -> dict[str, Any]:
     """The line roles of a piece of context stored as it is ranked (``EvidenceChunker.contextualize`` leaves out the
-    caption and header it repeats, :func:`docling_evidence.views.ranking_text`): the piece's roles without those
-    lines, when they then line up with the stored text; ``fields`` unchanged otherwise."""
-    from docling_evidence.views import REPEATED_ROLES
+    caption and header it repeats, :func:`docling_evidence.assemble.views.ranking_text`): the piece's roles without
+    those lines, when they then line up with the stored text; ``fields`` unchanged otherwise."""
+    from docling_evidence.assemble.views import REPEATED_ROLES
 
     roles = fields.get("line_roles")
     if not isinstance(roles, list) or len(roles) == text.count("\n") + 1:
@@ -130,6 +130,6 @@ def default_chunker(chunker: Any) -> Any:
         if not callable(getattr(chunker, "pack", None)):
             raise TypeError(f"chunker must be an EvidenceChunker (with pack), got {type(chunker).__name__}")
         return chunker
-    from docling_evidence.convert import _default_chunker
+    from docling_evidence.document.convert import _default_chunker
 
     return _default_chunker()

@@ -14,10 +14,10 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from docling_evidence.captions import _TABLE_LABEL
+from docling_evidence.assemble.views import CONTEXT_GAP
 from docling_evidence.pack.lines import BLOCK_DELIM, tag_arg
-from docling_evidence.sentences import sentence_spans
-from docling_evidence.views import CONTEXT_GAP
+from docling_evidence.text.sentences import sentence_spans
+from docling_evidence.units.captions import _TABLE_LABEL
 
 RowFormat = Literal["markdown", "html", "triplets", "plain"]
 ProseRole = Literal["context", "text", "footnote"]

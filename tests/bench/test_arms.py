@@ -69,7 +69,7 @@ def test_hybrid_records_are_contextualized_chunks() -> None:
 
 def table_row_texts(table: TableItem, doc: DoclingDocument) -> list[tuple[str, list[str]]]:
     """The rows as the rowsplit control embeds them: ``(row view text, cell texts)``."""
-    from docling_evidence.views import join_row_view
+    from docling_evidence.assemble.views import join_row_view
 
     return [(join_row_view(label, values), cells) for label, values, cells in table_row_parts(table, doc)]
 
@@ -126,7 +126,7 @@ def test_build_arm_keeps_document_order_and_prefixes_units() -> None:
 def test_table_row_texts_are_the_chunkers_row_views() -> None:
     from docling_core.types.doc import TableCell, TableData
 
-    from docling_evidence.table_rows import table_rows
+    from docling_evidence.tables.rows import table_rows
 
     def cell(text: str, r: int, c0: int, c1: int, header: bool = False) -> TableCell:
         return TableCell(

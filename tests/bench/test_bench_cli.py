@@ -174,8 +174,8 @@ def test_cli_module_level_imports_are_light() -> None:
             top |= {a.name.split(".")[0] for a in node.names}
         elif isinstance(node, ast.ImportFrom) and node.module:
             # the shared CLI helpers are light too (stdlib, typer, rich)
-            top.add(node.module if node.module == "docling_evidence.cli_common" else node.module.split(".")[0])
-    assert top <= {"__future__", "os", "sys", "pathlib", "typing", "typer", "docling_evidence.cli_common"}
+            top.add(node.module if node.module == "docling_evidence.cli.common" else node.module.split(".")[0])
+    assert top <= {"__future__", "os", "sys", "pathlib", "typing", "typer", "docling_evidence.cli.common"}
 
 
 def test_module_entry_point() -> None:

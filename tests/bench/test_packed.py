@@ -20,7 +20,7 @@ from docling_evidence.bench.dataset import BenchDataset, QAItem
 from docling_evidence.bench.pack_report import paired_deltas, render_pack_report
 from docling_evidence.bench.pack_run import PACK_SCHEMA, run_pack_benchmark
 from docling_evidence.bench.packed import CosineScorer, key_sentence, pack_flags, packed_hit, ranked_chunk_ids
-from docling_evidence.sentences import sentence_spans
+from docling_evidence.text.sentences import sentence_spans
 
 needs_packer = pytest.mark.skipif(not hasattr(EvidenceChunker, "pack"), reason="EvidenceChunker.pack is not there")
 

@@ -14,9 +14,15 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from docling_evidence import EvidenceChunker
-from docling_evidence.cite import CitedChunk, DocumentSources, ForeignChunkError, check_answer, check_chunks_belong
-from docling_evidence.cli import app
-from docling_evidence.cli_common import EXIT_FAILED
+from docling_evidence.cite.check import (
+    CitedChunk,
+    DocumentSources,
+    ForeignChunkError,
+    check_answer,
+    check_chunks_belong,
+)
+from docling_evidence.cli.common import EXIT_FAILED
+from docling_evidence.cli.main import app
 
 
 def _origin(filename: str, binary_hash: int) -> DocumentOrigin:

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from docling_evidence.bench.citation import judge, main, perturb, summarize
-from docling_evidence.cite import check_answer, extract_claims
+from docling_evidence.cite.check import check_answer, extract_claims
 
 from .test_cite import report_doc
 

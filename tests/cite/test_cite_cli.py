@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from docling_evidence.cli import app
+from docling_evidence.cli.main import app
 
 from .test_cite import report_doc
 

@@ -31,7 +31,7 @@ def example_json(tmp_path_factory: pytest.TempPathFactory, has_docling: bool) ->
     """The bundled example report converted once by Docling and saved as DoclingDocument JSON."""
     if not has_docling:
         pytest.skip("Docling converters are not installed (pip install 'docling-evidence[convert]')")
-    from docling_evidence.convert import convert_path
+    from docling_evidence.document.convert import convert_path
 
     doc = convert_path(EXAMPLES / "annual_report.html")
     path = tmp_path_factory.mktemp("example") / "annual_report.json"

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from docling_evidence.cli import app
-from docling_evidence.safe_write import open_output
+from docling_evidence.cli.main import app
+from docling_evidence.cli.safe_write import open_output
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "docling_evidence" / "examples"
 
@@ -112,7 +112,7 @@ def test_pdf_without_docling_models_gives_install_hint(runner: CliRunner, exampl
 
 def test_pdf_hub_failure_is_one_line(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """What full Docling raises offline without models: a hub error deep in the layout model's init."""
-    from docling_evidence import convert
+    from docling_evidence.document import convert
 
     class LocalEntryNotFoundError(OSError):
         pass
@@ -137,7 +137,7 @@ def test_pdf_hub_failure_is_one_line(monkeypatch: pytest.MonkeyPatch, tmp_path: 
 def test_out_of_range_options_are_usage_errors(
     runner: CliRunner, example_json: Path, option: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("docling_evidence.convert.make_chunker", _never_called)
+    monkeypatch.setattr("docling_evidence.document.convert.make_chunker", _never_called)
     result = runner.invoke(app, ["chunk", str(example_json), *option])
     assert result.exit_code == 2
     assert option[0] in result.stderr and "not in the range" in result.stderr

@@ -8,7 +8,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from docling_evidence import EvidenceChunker
-from docling_evidence.cli import app
+from docling_evidence.cli.main import app
 from docling_evidence.meta import EvidenceChunk
 from docling_evidence.tokenizer import BUNDLED_TOKENIZER_DIR, bundled_tokenizer
 

@@ -10,7 +10,7 @@ import warnings
 import pytest
 import typer
 
-from docling_evidence.cli_common import (
+from docling_evidence.cli.common import (
     Stopped,
     collect_warnings,
     run_app,

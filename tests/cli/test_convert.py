@@ -8,7 +8,7 @@ import pytest
 from docling_core.types.doc import DoclingDocument
 
 from docling_evidence import EvidenceChunker, bundled_tokenizer
-from docling_evidence.convert import (
+from docling_evidence.document.convert import (
     InputError,
     chunk_document,
     chunk_path,
@@ -97,7 +97,7 @@ def test_backend_fallback_without_torch_matches_document_converter(
     """docling-slim's DocumentConverter imports torch; without it the declarative backends give the same document."""
     if not has_docling:
         pytest.skip("Docling converters are not installed")
-    from docling_evidence import convert
+    from docling_evidence.document import convert
 
     expected = {name: convert_path(EXAMPLES / name).export_to_markdown() for name in ("annual_report.docx",)}
 

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from docling_evidence.cli import app
-from docling_evidence.cli_common import WARNING_MAX_CHARS, warning
-from docling_evidence.safe_write import OutputError, check_output, is_stream_path, open_output
+from docling_evidence.cli.common import WARNING_MAX_CHARS, warning
+from docling_evidence.cli.main import app
+from docling_evidence.cli.safe_write import OutputError, check_output, is_stream_path, open_output
 
 TOO_LONG = "a" * 300  # longer than any file system's name limit (255): os.stat raises ENAMETOOLONG
 

@@ -12,8 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from docling_evidence.cli import app
-from docling_evidence.convert import InputError, chunk_path, convert_path, load_docling_json, looks_binary
+from docling_evidence.cli.main import app
+from docling_evidence.document.convert import InputError, chunk_path, convert_path, load_docling_json, looks_binary
 from tests.cli.conftest import build_doc
 
 
@@ -208,7 +208,7 @@ def test_a_trial_run_failing_otherwise_gives_no_limit_instead_of_escaping(monkey
     must end the search (no advice), not raise out of that handler past the per-file error line."""
     from dataclasses import dataclass
 
-    from docling_evidence import limit_search
+    from docling_evidence.cli import limit_search
 
     @dataclass(frozen=True)
     class Settings:

@@ -26,8 +26,8 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from docling_evidence import EvidenceChunker
-from docling_evidence.cli import app
-from docling_evidence.inspect_report import UNIT_COLOURS, render_report
+from docling_evidence.cli.inspect_report import UNIT_COLOURS, render_report
+from docling_evidence.cli.main import app
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -208,7 +208,7 @@ def test_every_drawn_page_enlarges_on_click_and_closes_back_to_its_section(one_p
     doc = DoclingDocument.load_from_json(one_page_fixture)
     chunker = EvidenceChunker()
     chunks = list(chunker.chunk(doc))
-    from docling_evidence.cite import check_answer
+    from docling_evidence.cite.check import check_answer
 
     page = render_report(doc, chunks, chunker, citations=check_answer("The model reaches 98.5.", doc))
     ids = [attrs["id"] for _tag, attrs, _in in _dom(page).elements if "id" in attrs]

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from docling_evidence.safe_write import (
+from docling_evidence.cli.safe_write import (
     DiscardOutput,
     OutputError,
     check_output,

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from docling_evidence.cli import app
-from docling_evidence.cli_common import run_app
+from docling_evidence.cli.common import run_app
+from docling_evidence.cli.main import app
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -44,7 +44,7 @@ def test_run_app_keeps_help_and_exit_codes(capsys: pytest.CaptureFixture[str]) -
 @pytest.mark.parametrize(
     ("module_args", "expected"),
     [
-        (["-c", "from docling_evidence.cli import main; main()", "chunk", "x.json", "--jobs", "0"], "'--jobs'"),
+        (["-c", "from docling_evidence.cli.main import main; main()", "chunk", "x.json", "--jobs", "0"], "'--jobs'"),
         (["-m", "docling_evidence.bench", "targets", "-o", "out"], "Missing option '--tatqa'"),
     ],
 )

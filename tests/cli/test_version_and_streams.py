@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from docling_evidence.cli import app
-from docling_evidence.cli_common import EXIT_BROKEN_PIPE, run_app
+from docling_evidence.cli.common import EXIT_BROKEN_PIPE, run_app
+from docling_evidence.cli.main import app
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -31,7 +31,7 @@ def test_version_prints_the_package_metadata_version(capsys: pytest.CaptureFixtu
 
 def test_version_from_the_console_entry_point(tmp_path: Path) -> None:
     proc = subprocess.run(
-        [sys.executable, "-c", "from docling_evidence.cli import main; main()", "--version"],
+        [sys.executable, "-c", "from docling_evidence.cli.main import main; main()", "--version"],
         cwd=tmp_path,
         env=_env(),
         capture_output=True,
@@ -76,7 +76,7 @@ def offline_hub(name):
     raise OSError("We couldn't connect to 'https://huggingface.co' to load the files")
 
 tokenizer._load_hf_tokenizer = offline_hub
-from docling_evidence.cli import main
+from docling_evidence.cli.main import main
 main()
 """
 

@@ -7,7 +7,7 @@ from docling_core.types.doc import DocItemLabel, DoclingDocument
 from docs_builder import add_table, paged_doc, prov, table_data
 
 from docling_evidence import EvidenceChunker
-from docling_evidence.captions import looks_like_caption, mentions_table, table_label
+from docling_evidence.units.captions import looks_like_caption, mentions_table, table_label
 
 
 @pytest.mark.parametrize(

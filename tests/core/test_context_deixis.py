@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from docling_evidence import EvidenceChunker
-from docling_evidence.deixis import pointing_mentions
+from docling_evidence.units.deixis import pointing_mentions
 
 
 def _units(doc: DoclingDocument, **kw: object) -> list:

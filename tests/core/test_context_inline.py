@@ -7,7 +7,7 @@ from docling_core.types.doc import DocItemLabel, DoclingDocument
 from docs_builder import add_table
 
 from docling_evidence import EvidenceChunker
-from docling_evidence.doc_index import build_index
+from docling_evidence.document.index import build_index
 
 LONG = " ".join(f"Filler sentence {k} says nothing about the table or its rows." for k in range(3))
 

@@ -9,9 +9,10 @@ import pytest
 from docling_core.types.doc import DocItemLabel, DoclingDocument
 from docs_builder import add_table, paged_doc, prov, table_data
 
-from docling_evidence import captions, context
-from docling_evidence.doc_index import build_index
-from docling_evidence.units import build_units
+from docling_evidence.assemble.units import build_units
+from docling_evidence.context import choose as context
+from docling_evidence.document.index import build_index
+from docling_evidence.units import captions
 
 
 def _one_page(n: int) -> DoclingDocument:

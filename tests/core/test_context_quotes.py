@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from docling_evidence import EvidenceChunker, bundled_tokenizer
-from docling_evidence.captions import looks_like_figure_caption, table_mentions
-from docling_evidence.context import distinctive_value
+from docling_evidence.context.choose import distinctive_value
+from docling_evidence.units.captions import looks_like_figure_caption, table_mentions
 
 
 def _units(doc: DoclingDocument, limit: int = 256) -> dict[str, set[str]]:

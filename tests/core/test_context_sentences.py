@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from docling_evidence import EvidenceChunker
-from docling_evidence.captions import table_mentions
-from docling_evidence.sentences import sentence_spans
+from docling_evidence.text.sentences import sentence_spans
+from docling_evidence.units.captions import table_mentions
 
 _TEXT = st.text(alphabet=st.sampled_from(list("ab Tt.!?:,19 \n표。e.g")), max_size=80)
 
@@ -134,8 +134,8 @@ def test_without_layout_the_text_leading_into_the_next_table_is_not_this_tables(
 def test_a_piece_holding_a_later_fragment_of_context_reports_the_characters_it_shows() -> None:
     """A context text cut over several pieces: each piece's ``context_spans`` are the characters of the item that
     piece shows (a fragment from the middle of a paragraph, or of its excerpt joined by " … "), not a prefix."""
+    from docling_evidence.assemble.views import CONTEXT_GAP
     from docling_evidence.chunker import _shown
-    from docling_evidence.views import CONTEXT_GAP
 
     text = "Alpha beta gamma. Delta epsilon zeta. Eta theta iota. Kappa lambda mu."
     whole = ((0, len(text)),)
@@ -154,8 +154,8 @@ def test_a_paragraph_read_to_two_ends_keeps_both_readings() -> None:
     must not answer a later read to another end (nor the whole paragraph) with the first sentences."""
     from docling_core.types.doc import DocItemLabel, DoclingDocument
 
-    from docling_evidence.context import build_context_index
-    from docling_evidence.doc_index import build_index
+    from docling_evidence.context.choose import build_context_index
+    from docling_evidence.document.index import build_index
 
     doc = DoclingDocument(name="d")
     text = "Revenue rose in 2020. Costs fell by 12.5 percent. Margins widened to 40 percent."

@@ -21,10 +21,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from docling_evidence import EvidenceChunker
-from docling_evidence.continuation import Verdict, check_continuation, find_runs, join_rows, repeated_header_rows
-from docling_evidence.doc_index import build_index
-from docling_evidence.table_rows import TableRows, table_rows
-from docling_evidence.units import unit_tables
+from docling_evidence.assemble.units import unit_tables
+from docling_evidence.document.index import build_index
+from docling_evidence.tables.rows import TableRows, table_rows
+from docling_evidence.units.continuation import Verdict, check_continuation, find_runs, join_rows, repeated_header_rows
 
 HEADER = [["Licence", "Holder", "Route"]]
 PAGE_H = 792.0
@@ -427,7 +427,7 @@ def test_merging_never_loses_duplicates_or_reorders_a_row(
 
 
 def test_inspector_draws_a_continued_table_across_its_pages() -> None:
-    from docling_evidence.inspect_report import render_report
+    from docling_evidence.cli.inspect_report import render_report
 
     doc = three_part_doc()
     chunker = EvidenceChunker()

@@ -128,7 +128,7 @@ def test_unknown_tokenizer_path_is_a_value_error(tmp_path) -> None:
 
 def test_table_pages_of_a_real_table_quoted_in_the_abstract(shared_dir) -> None:
     """2203.01017v2's Table 2 is printed on page 7; its abstract (page 1) quotes its values and is its context."""
-    from docling_evidence.convert import load_docling_json
+    from docling_evidence.document.convert import load_docling_json
 
     path = shared_dir / "fixtures" / "docling" / "2203.01017v2.json"
     if not path.exists():

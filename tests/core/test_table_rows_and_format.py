@@ -9,9 +9,9 @@ from docs_builder import table_data
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from docling_evidence.serializer import EvidenceSerializerProvider, render_table
-from docling_evidence.table_format import TABLE_FORMATS, column_label
-from docling_evidence.table_rows import table_rows
+from docling_evidence.tables.formats import TABLE_FORMATS, column_label
+from docling_evidence.tables.rows import table_rows
+from docling_evidence.tables.serializer import EvidenceSerializerProvider, render_table
 
 
 def _financial_table() -> tuple[DoclingDocument, object]:
@@ -118,7 +118,7 @@ def test_row_reader_writes_rich_cells_as_table_rows_does_with_one_serializer(mon
     """A rich cell is written by docling-core's Markdown serializer. Making one validates the whole document, so
     RowReader (units of a document) makes it once, not once per rich cell: a long HTML page with many linked cells
     took 4x HybridChunker's time before."""
-    import docling_evidence.table_rows as tr
+    import docling_evidence.tables.rows as tr
 
     doc = _rich_cell_doc(3)
     expected = [table_rows(t, doc) for t in doc.tables]
@@ -286,7 +286,7 @@ def test_a_page_with_nested_tables_converted_by_docling_chunks_within_the_limit(
 
     pytest.importorskip("docling.backend.html_backend", reason="docling ('convert' extra) not installed")
     from docling_evidence import EvidenceChunker
-    from docling_evidence.convert import convert_path
+    from docling_evidence.document.convert import convert_path
     from docling_evidence.tokenizer import bundled_tokenizer
 
     page = tmp_path / "depots.html"

@@ -6,8 +6,8 @@ from docling_core.types.doc import DocItemLabel, DoclingDocument
 from docs_builder import add_table, paged_doc, prov
 
 from docling_evidence import EvidenceChunker
-from docling_evidence.doc_index import build_index
-from docling_evidence.titles import table_title, title_label, title_mentions, title_set
+from docling_evidence.document.index import build_index
+from docling_evidence.units.titles import table_title, title_label, title_mentions, title_set
 
 
 def _notice(doc: DoclingDocument, page: int, top: float, body: str, title: str = "SCHEDULE") -> None:

@@ -8,10 +8,10 @@ from docs_builder import add_table
 from pydantic import Field
 
 from docling_evidence import EvidenceChunker
+from docling_evidence.assemble.views import fitted_row_views, join_row_view, row_view_parts, sentence_views
 from docling_evidence.bench.arms import build_arm, make_chunker
-from docling_evidence.table_rows import TableRows
+from docling_evidence.tables.rows import TableRows
 from docling_evidence.tokenizer import TokenizersTokenizer, bundled_tokenizer
-from docling_evidence.views import fitted_row_views, join_row_view, row_view_parts, sentence_views
 
 ROWS = TableRows(
     header=(("", "Fiscal", "Fiscal"), ("", "2019", "2018")),

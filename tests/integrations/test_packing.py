@@ -175,8 +175,8 @@ def test_a_piece_of_context_stored_as_ranked_keeps_its_line_roles(chunker: Any) 
     from docling_core.types.doc import DocItemLabel, DoclingDocument
     from docs_builder import add_table
 
+    from docling_evidence.assemble.views import ranking_text
     from docling_evidence.pack.lines import tag_arg
-    from docling_evidence.views import ranking_text
 
     doc = DoclingDocument(name="ctx")
     doc.add_heading(text="Results")

@@ -11,7 +11,7 @@ from typing import Any
 from docling_core.types.doc import DoclingDocument
 
 from docling_evidence import EvidenceChunker
-from docling_evidence.cite import check_answer
+from docling_evidence.cite.check import check_answer
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -39,7 +39,7 @@ def test_counting_tokenizer_tallies_its_counts_and_semchunks_encodes() -> None:
 
 
 def test_document_tokens_counts_the_rendered_document_once() -> None:
-    from docling_evidence.serializer import EvidenceSerializerProvider
+    from docling_evidence.tables.serializer import EvidenceSerializerProvider
     from docling_evidence.tokenizer import bundled_tokenizer
 
     doc = pb.synthetic_doc(2, "flow-section")

@@ -10,8 +10,8 @@ import pytest
 
 ray = pytest.importorskip("ray")
 
-from docling_evidence.cli import ChunkSettings, process_file  # noqa: E402
-from docling_evidence.ray import chunk_dataset, chunk_files, iter_records, write_jsonl  # noqa: E402
+from docling_evidence.cli.main import ChunkSettings, process_file  # noqa: E402
+from docling_evidence.integrations.ray import chunk_dataset, chunk_files, iter_records, write_jsonl  # noqa: E402
 
 FIXTURES = Path(__file__).resolve().parents[3] / "shared" / "fixtures"
 NAMES = ["docling/2305.03393v1-pg9.json", "docling-core/doc__cross_page_table__input.json"]
@@ -71,7 +71,7 @@ def test_ray_records_identical_to_local_engine(inputs, local_ray, tmp_path) -> N
 def test_address_needs_the_ray_engine(tmp_path) -> None:
     from typer.testing import CliRunner
 
-    from docling_evidence.cli import app
+    from docling_evidence.cli.main import app
 
     doc = tmp_path / "d.json"
     doc.write_text("{}", encoding="utf-8")

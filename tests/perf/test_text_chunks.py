@@ -12,8 +12,8 @@ from docs_builder import add_table, paged_doc, prov
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from docling_evidence.serializer import EvidenceSerializerProvider
-from docling_evidence.text_chunks import _view, text_chunks
+from docling_evidence.split.text_chunks import _view, text_chunks
+from docling_evidence.tables.serializer import EvidenceSerializerProvider
 from docling_evidence.tokenizer import MemoTokenizer, TokenizersTokenizer, bundled_tokenizer, lines_add_up
 
 FIXTURES = Path(__file__).resolve().parents[3] / "shared" / "fixtures"

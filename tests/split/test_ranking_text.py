@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from docling_evidence import EvidenceChunk, EvidenceChunker
+from docling_evidence.assemble.views import ranking_text
 from docling_evidence.tokenizer import bundled_tokenizer
-from docling_evidence.views import ranking_text
 
 CAPTION = "Table 1: Revenue by segment, in millions of dollars"
 HEADER = "| Segment | 2019 | 2018 |"

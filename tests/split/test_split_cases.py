@@ -20,9 +20,9 @@ from split_helpers import (
 )
 
 from docling_evidence import EvidenceChunker
-from docling_evidence.split import ELLIPSIS, Piece, Splitter, UnitParts
-from docling_evidence.table_format import TABLE_FORMATS
-from docling_evidence.table_rows import TableRows, table_rows
+from docling_evidence.split.splitter import ELLIPSIS, Piece, Splitter, UnitParts
+from docling_evidence.tables.formats import TABLE_FORMATS
+from docling_evidence.tables.rows import TableRows, table_rows
 from docling_evidence.tokenizer import bundled_tokenizer
 
 

@@ -34,9 +34,9 @@ from split_helpers import (
 )
 
 from docling_evidence import EvidenceChunker
-from docling_evidence.split import Splitter, UnitParts, piece_budget
-from docling_evidence.table_format import TABLE_FORMATS, one_line
-from docling_evidence.table_rows import TableRows, table_rows
+from docling_evidence.split.splitter import Splitter, UnitParts, piece_budget
+from docling_evidence.tables.formats import TABLE_FORMATS, one_line
+from docling_evidence.tables.rows import TableRows, table_rows
 
 FORMATS = tuple(TABLE_FORMATS)
 MAX_TOKENS = st.one_of(st.integers(64, 256), st.integers(64, 2048))

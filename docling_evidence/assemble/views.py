@@ -15,9 +15,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from docling_evidence.sentences import sentence_spans
-from docling_evidence.table_format import column_label, one_line
-from docling_evidence.table_rows import TableRows
+from docling_evidence.tables.formats import column_label, one_line
+from docling_evidence.tables.rows import TableRows
+from docling_evidence.text.sentences import sentence_spans
 
 _WORD = re.compile(r"\w")
 CONTEXT_GAP = " … "

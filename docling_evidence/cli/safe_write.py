@@ -4,7 +4,7 @@ Every file the package writes (the CLI's chunks and inspector reports, the bench
 goes through this module:
 
 ```python
-from docling_evidence.safe_write import open_output, write_text, write_json, output_problem
+from docling_evidence.cli.safe_write import open_output, write_text, write_json, output_problem
 
 if problem := output_problem("out.jsonl", inputs=files):   # check early, before any heavy work
     ...                                                   # one line naming the path and the fix
@@ -53,7 +53,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from docling_evidence.paths import path_kind
+from docling_evidence.document.paths import path_kind
 
 STDOUT = "-"
 """The output path meaning standard output."""

@@ -31,8 +31,8 @@ from docling_core.transforms.serializer.markdown import MarkdownParams
 from docling_core.types.doc import DocItemLabel, DoclingDocument, TableItem
 from docling_core.types.doc.base import ImageRefMode
 
-from docling_evidence.table_format import TABLE_FORMATS, TableFormat, TableFormatName
-from docling_evidence.table_rows import TableRows, table_rows
+from docling_evidence.tables.formats import TABLE_FORMATS, TableFormat, TableFormatName
+from docling_evidence.tables.rows import TableRows, table_rows
 
 _log = logging.getLogger(__name__)
 

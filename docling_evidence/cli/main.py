@@ -4,7 +4,7 @@ Exit codes: 0 every file processed; 1 some files failed (each reported on one li
 2 usage error, nothing processed (bad option value, output that may not be written, e.g. onto an input);
 130 / 143 stopped by SIGINT / SIGTERM (workers ended, temp files removed, previous output untouched); 141 stdout's
 reader went away (``| head``: stopped without a message, as coreutils' commands end).
-Output files are written by :mod:`docling_evidence.safe_write` (atomic, never over an input, symlinks written
+Output files are written by :mod:`docling_evidence.cli.safe_write` (atomic, never over an input, symlinks written
 through, ``-`` is stdout). Everything but the chunk output itself (progress, warnings, errors, summary) goes to
 stderr, and every warning names its file. Inputs are checked before the tokenizer loads.
 """
@@ -29,7 +29,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from docling_evidence.cli_common import (
+from docling_evidence.cli.common import (
     QUICK_EXIT_CODES,
     Stopped,
     broken_pipe,
@@ -46,8 +46,8 @@ from docling_evidence.cli_common import (
     with_default,
     worker_signals,
 )
-from docling_evidence.convert import REPORT_SUFFIX
-from docling_evidence.safe_write import STDOUT, DiscardOutput, OutputError, open_output, output_problem, write_text
+from docling_evidence.cli.safe_write import STDOUT, DiscardOutput, OutputError, open_output, output_problem, write_text
+from docling_evidence.document.convert import REPORT_SUFFIX
 
 app = typer.Typer(
     name="docling-evidence",
@@ -130,7 +130,7 @@ _CHUNKERS: dict[ChunkSettings, Any] = {}
 
 def _chunker_for(settings: ChunkSettings) -> Any:
     """One chunker per settings per process (loading the tokenizer is the slow part)."""
-    from docling_evidence.convert import make_chunker
+    from docling_evidence.document.convert import make_chunker
 
     if settings not in _CHUNKERS:
         _CHUNKERS[settings] = make_chunker(
@@ -162,14 +162,14 @@ def internal_error(path: str | Path, exc: BaseException) -> str:
 def process_file(path: str, settings: ChunkSettings) -> FileOutcome:
     """Convert and chunk one file into chunk records; never raises (errors become ``FileOutcome.error``).
 
-    An :class:`~docling_evidence.convert.InputError` (the file is unreadable, or docling-core's own validation
+    An :class:`~docling_evidence.document.convert.InputError` (the file is unreadable, or docling-core's own validation
     rejects it) and an unexpected exception (our bug) give different messages; a token limit too small for the file
     says which ``--max-tokens`` works (:func:`limit_advice`). Warnings raised meanwhile are returned, not printed,
     so the caller can name the file.
     """
-    from docling_evidence.convert import InputError, chunk_document, chunk_record, convert_path
-    from docling_evidence.limit_search import limit_advice
-    from docling_evidence.split import TokenLimitTooSmall
+    from docling_evidence.cli.limit_search import limit_advice
+    from docling_evidence.document.convert import InputError, chunk_document, chunk_record, convert_path
+    from docling_evidence.split.splitter import TokenLimitTooSmall
 
     start = time.perf_counter()
     outcome = FileOutcome(path)
@@ -245,14 +245,14 @@ def _check_ray() -> None:
 def _ray_outcomes(
     files: list[Path], settings: ChunkSettings, address: str | None, verbose: bool = False
 ) -> Iterator[Iterator[FileOutcome]]:
-    """The outcomes of ``files`` processed on Ray actors (``docling_evidence.ray``), in input order.
+    """The outcomes of ``files`` processed on Ray actors (``docling_evidence.integrations.ray``), in input order.
 
     Ray's native core worker writes its own notices to the process's stderr; without ``verbose`` they go to
     ``/dev/null`` (Ray keeps its logs under ``/tmp/ray/session_*/logs``) and only our lines are shown. Ray is shut
     down before the block ends, so that its exit notices are silenced too."""
     import ray
 
-    from docling_evidence.ray import chunk_files, connect
+    from docling_evidence.integrations.ray import chunk_files, connect
 
     with native_stderr_silenced(not verbose):
         try:
@@ -321,7 +321,7 @@ class _Writer:
 
     def write_file(self, outcome: FileOutcome) -> None:
         if self.fmt is OutputFormat.md:
-            from docling_evidence.listing import markdown_listing
+            from docling_evidence.cli.listing import markdown_listing
 
             self.stream.write(markdown_listing(outcome.path, outcome.records, self.max_tokens, full=self.full))
             self.count += len(outcome.records)
@@ -488,7 +488,7 @@ def _chunk(
     address: str | None = None,
     verbose: bool = False,
 ) -> None:
-    from docling_evidence.convert import expand_inputs, max_tokens_of
+    from docling_evidence.document.convert import expand_inputs, max_tokens_of
 
     err = stderr()
     if engine is Engine.ray:
@@ -652,10 +652,10 @@ def inspect(
 
 
 def _inspect(inputs: list[Path], output: Path | None, settings: ChunkSettings, answer: str | None = None) -> None:
-    from docling_evidence.convert import InputError, chunk_document, convert_path, expand_inputs
-    from docling_evidence.limit_search import limit_advice
-    from docling_evidence.paths import path_kind
-    from docling_evidence.split import TokenLimitTooSmall
+    from docling_evidence.cli.limit_search import limit_advice
+    from docling_evidence.document.convert import InputError, chunk_document, convert_path, expand_inputs
+    from docling_evidence.document.paths import path_kind
+    from docling_evidence.split.splitter import TokenLimitTooSmall
 
     err = stderr()
     expanded = expand_inputs(inputs)
@@ -685,7 +685,7 @@ def _inspect(inputs: list[Path], output: Path | None, settings: ChunkSettings, a
         except OSError as exc:
             raise usage_error(f"cannot create {targets[0].parent}: {exc.strerror or exc}") from None
 
-    from docling_evidence.inspect_report import render_report
+    from docling_evidence.cli.inspect_report import render_report
 
     done = written = 0
     try:
@@ -697,7 +697,7 @@ def _inspect(inputs: list[Path], output: Path | None, settings: ChunkSettings, a
                     chunks = chunk_document(doc, chunker)
                     citations = None
                     if answer is not None:
-                        from docling_evidence.cite import check_answer
+                        from docling_evidence.cite.check import check_answer
 
                         citations = check_answer(answer, doc)
                     page = render_report(doc, chunks, chunker, source=path.name, citations=citations)
@@ -737,7 +737,7 @@ def example(
     fmt: Annotated[str, typer.Option("--format", "-f", help="html or docx.")] = "html",
 ) -> None:
     """Print the path of the bundled example report, e.g. `docling-evidence chunk "$(docling-evidence example)"`."""
-    path = Path(__file__).parent / "examples" / f"annual_report.{fmt}"
+    path = Path(__file__).parents[1] / "examples" / f"annual_report.{fmt}"
     if not path.is_file():
         raise usage_error(f"no bundled example in format {fmt!r} (use html or docx)")
     with quiet_broken_pipe():
@@ -776,7 +776,7 @@ def cite(
     ] = False,
 ) -> None:
     """Check each claim of an answer (numbers, quotes, sentences) against the document: what supports it, page, box."""
-    from docling_evidence.cite import check_file, format_text
+    from docling_evidence.cite.check import check_file, format_text
 
     text = sys.stdin.read() if answer == "-" else answer
     if not text.strip():

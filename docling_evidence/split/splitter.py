@@ -6,7 +6,7 @@ fit is split so that every piece stays dense in rows:
 - the **caption** and the table's **header** are repeated in every piece (the header of the columns the piece shows);
   the **footnotes** too while they leave room for rows;
 - **context is not repeated**: a context text that names a row (its label, or a number no other row holds, see
-  :mod:`docling_evidence.row_affinity`) goes into the piece holding that row (the first one it names); the rest, the
+  :mod:`docling_evidence.tables.affinity`) goes into the piece holding that row (the first one it names); the rest, the
   general context, goes once per unit, into the first piece (the most important first when it needs more than one),
   which the first rows fill only when that saves a piece;
 - a table that fits one piece without its context stays one piece: it keeps the context that fits beside it (texts
@@ -42,9 +42,9 @@ from typing import Literal
 
 import semchunk
 
-from docling_evidence.row_affinity import named_rows
-from docling_evidence.table_format import TableFormat
-from docling_evidence.table_rows import TableRows
+from docling_evidence.tables.affinity import named_rows
+from docling_evidence.tables.formats import TableFormat
+from docling_evidence.tables.rows import TableRows
 
 _log = logging.getLogger(__name__)
 
@@ -125,7 +125,7 @@ class UnitParts:
     ``context_before + context_after``, its priority (0 = most important, e.g. the paragraph naming the table): the
     general context of a split unit goes into its first piece most important first. ``context_rows`` gives, for each
     text, the body rows it names (its piece is the one holding the first of them; ``()``: general context); None
-    (default) lets :func:`docling_evidence.row_affinity.named_rows` decide. A table that fits one piece without its
+    (default) lets :func:`docling_evidence.tables.affinity.named_rows` decide. A table that fits one piece without its
     context is kept whole: texts naming rows go beside them first, then the general context by rank, and what does
     not fit goes into pieces of its own before it.
     """

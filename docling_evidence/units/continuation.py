@@ -20,7 +20,7 @@ this order (the first that fails names the verdict's ``reason``):
    not, compared with whitespace and case ignored), those rows are a repeated header and are dropped from the
    continuation; a header of its own that differs means another table.
 8. ``own caption``: the next part has no caption of its own: none linked by Docling, no caption-like "Table N"
-   text next to it, no caption-like header row (:func:`docling_evidence.captions.find_caption`; a caption on the
+   text next to it, no caption-like header row (:func:`docling_evidence.units.captions.find_caption`; a caption on the
    adjacent page is the first part's, so it does not count).
 
 A run of parts (page 7 -> 8 -> ... -> 13) is built from consecutive pairs that each pass; every continuation is
@@ -35,10 +35,10 @@ from dataclasses import dataclass
 
 from docling_core.types.doc import DocItemLabel, DoclingDocument, TableItem, TextItem
 
-from docling_evidence.captions import find_caption
-from docling_evidence.doc_index import DocIndex
-from docling_evidence.layout import Box
-from docling_evidence.table_rows import TableRows
+from docling_evidence.document.index import DocIndex
+from docling_evidence.document.layout import Box
+from docling_evidence.tables.rows import TableRows
+from docling_evidence.units.captions import find_caption
 
 EDGE_FRACTION = 0.15
 """A part "ends near the page bottom" (starts near the top) when within this fraction of the page height of it."""

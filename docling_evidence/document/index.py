@@ -21,8 +21,8 @@ from docling_core.types.doc import (
 )
 from docling_core.types.doc.document import RichTableCell
 
-from docling_evidence.layout import Box, item_boxes, nearest_gap
-from docling_evidence.sentences import sentence_spans
+from docling_evidence.document.layout import Box, item_boxes, nearest_gap
+from docling_evidence.text.sentences import sentence_spans
 
 PARAGRAPH_LABELS = frozenset({DocItemLabel.TEXT, DocItemLabel.PARAGRAPH, DocItemLabel.LIST_ITEM})
 """Labels of body text that may explain a table."""

@@ -1,7 +1,7 @@
 """Deterministic citation check: which part of a document (or of the retrieved chunks) supports each claim of an answer.
 
 ```python
-from docling_evidence.cite import check_answer
+from docling_evidence.cite.check import check_answer
 
 report = check_answer("Revenue rose to $1,496.5 million in 2019.", doc, chunks=retrieved)   # chunks optional
 for claim in report.claims:
@@ -22,14 +22,14 @@ No model, no randomness: the same answer and document always give the same repor
 - *sentences* (split at ``.``/``!``/``?`` followed by a space and a capital, and at line breaks) that hold words
   besides their numbers.
 
-**Sources.** Every table cell (with its grid row and column, read with :mod:`docling_evidence.table_rows`), every text
+**Sources.** Every table cell (with its grid row and column, read with :mod:`docling_evidence.tables.rows`), every text
 item (caption, footnote, heading, paragraph or list item) and, for sentence matching, every table row. With
 ``chunks``, only the items a chunk lists in ``meta.doc_items`` count, and a table cell only when the chunk's text shows
 it (and, for a piece of a split table, when its row is one of the piece's rows): a claim is supported by what was
 actually cited. Chunks of another document are refused (:func:`check_chunks_belong`: by ``meta.origin``, else by what
 their text shows).
 
-**Matching** (after :func:`docling_evidence.normalize.normalize_text`: case, Unicode, whitespace, currency symbols,
+**Matching** (after :func:`docling_evidence.text.normalize.normalize_text`: case, Unicode, whitespace, currency symbols,
 thousands separators):
 
 - A number is supported by a source number of the same value and sign, ``(12)`` being ``-12``; ``12.50`` equals
@@ -64,7 +64,7 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from docling_evidence.normalize import DASH_MAP, contains_answer, normalize_text
+from docling_evidence.text.normalize import DASH_MAP, contains_answer, normalize_text
 
 if TYPE_CHECKING:
     from docling_core.types.doc import DocItem, DoclingDocument, TableItem
@@ -378,7 +378,7 @@ def _table_sources(
     table: TableItem, doc: DoclingDocument, heights: dict[int, float], order: int, n_header: dict[str, int]
 ) -> list[Source]:
     """The table's cells and rows as sources; records its number of header rows in ``n_header``."""
-    from docling_evidence.table_rows import table_rows
+    from docling_evidence.tables.rows import table_rows
 
     rows = table_rows(table, doc)
     grid = [*rows.header, *rows.body]
@@ -1038,14 +1038,15 @@ def check_answer(
 
 
 def check_file(document: str | Path, answer: str, chunks_path: str | Path | None = None) -> CitationReport:
-    """Load or convert ``document`` (DoclingDocument JSON, or any format ``docling_evidence.convert`` handles), read
+    """Load or convert ``document`` (DoclingDocument JSON, or any format ``docling_evidence.document.convert``
+    handles), read
     the cited chunks from ``chunks_path`` (JSONL, see :func:`read_chunks_jsonl`) if given, and check ``answer``.
 
     Raises:
         ValueError: a one-line message naming the file at fault (``convert.InputError`` for the document), also when
             a chunk is not from this document (naming the chunks file and line).
     """
-    from docling_evidence.convert import convert_path
+    from docling_evidence.document.convert import convert_path
 
     doc = convert_path(document)
     lines = _read_chunk_lines(chunks_path) if chunks_path is not None else None

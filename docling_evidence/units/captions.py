@@ -27,10 +27,10 @@ from dataclasses import dataclass
 
 from docling_core.types.doc import DocItemLabel, PictureItem, TableItem, TextItem
 
-from docling_evidence.doc_index import DocIndex
-from docling_evidence.layout import horizontal_overlap, nearest_gap
+from docling_evidence.document.index import DocIndex
+from docling_evidence.document.layout import horizontal_overlap, nearest_gap
 from docling_evidence.meta import CaptionSource
-from docling_evidence.table_rows import TableRows
+from docling_evidence.tables.rows import TableRows
 
 CAPTION_MAX_GAP_PT = 100.0
 """Largest vertical gap (points) between a table and a caption found by layout."""

@@ -3,8 +3,8 @@ table above".
 
 Financial reports rarely number their tables; they introduce one with "The following table sets forth ..." and
 discuss it afterwards with "The amounts in the table above exclude ...". Such a reference names one table as "Table 3"
-would (:mod:`docling_evidence.context` then treats the paragraph as naming it): a forward reference the next table
-in reading order, a backward one the previous table, each only within ``POINTING_REACH`` paragraphs (a discussion
+would (:mod:`docling_evidence.context.choose` then treats the paragraph as naming it): a forward reference the next
+table in reading order, a backward one the previous table, each only within ``POINTING_REACH`` paragraphs (a discussion
 goes on for a few paragraphs; code spans, links and captions between do not count). A forward reference
 crosses a heading only when no paragraph stands between it and the table (the heading is then the table's title,
 as Docling often reads a table's title line); a backward one never does. A plural ("the following tables") names the
@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 
-from docling_evidence.doc_index import DocIndex
+from docling_evidence.document.index import DocIndex
 
 POINTING_REACH = 8
 """Farthest distance, in paragraphs, from a pointing reference to the table it names: fewer than this many

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
-from docling_evidence.doc_index import DocIndex
+from docling_evidence.document.index import DocIndex
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """Convert-then-chunk helpers: turn a path (DoclingDocument JSON or any format Docling converts) into evidence chunks.
 
 ```python
-from docling_evidence.convert import chunk_path, chunk_document, iter_input_files
+from docling_evidence.document.convert import chunk_path, chunk_document, iter_input_files
 
 chunks = chunk_path("report.docx")                      # converts with Docling, then EvidenceChunker()
 chunks = chunk_document(dl_doc, chunker=my_chunker)     # an already converted DoclingDocument
@@ -27,7 +27,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from docling_evidence.paths import path_kind
+from docling_evidence.document.paths import path_kind
 
 if TYPE_CHECKING:
     from docling_core.transforms.chunker.base import BaseChunker
@@ -248,7 +248,7 @@ def load_docling_json(path: str | Path) -> DoclingDocument:
 
 def _invalid_document(path: Path, exc: Any, data: dict[str, Any]) -> InputError:
     """The one-line error for JSON that says it is a DoclingDocument but does not validate as one."""
-    from docling_evidence.json_problems import describe_validation_error
+    from docling_evidence.document.json_problems import describe_validation_error
 
     shown, total = describe_validation_error(exc.errors(), data)
     more = f" (and {total - len(shown)} more)" if total > len(shown) else ""

@@ -13,7 +13,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
-from docling_evidence.table_rows import TableRows
+from docling_evidence.tables.rows import TableRows
 
 MAX_NAMED_ROWS = 3
 """A text that names more rows than this is about the table as a whole (general context), not about rows."""

@@ -35,7 +35,7 @@ from docling_core.types.doc import (
 )
 from pydantic import ConfigDict, PrivateAttr
 
-from docling_evidence.split import TokenLimitTooSmall
+from docling_evidence.split.splitter import TokenLimitTooSmall
 from docling_evidence.tokenizer import MemoTokenizer
 
 _log = logging.getLogger(__name__)

@@ -4,7 +4,7 @@ Install with ``pip install 'docling-evidence[ray]'``. :class:`ChunkDocuments` is
 each actor builds the chunker (and, on first use, Docling's converter) once and turns a batch of files into chunk
 rows. Input rows hold ``path`` (a file every worker can read) and, from ``ray.data.read_binary_files(...,
 include_paths=True)``, ``bytes``; a DoclingDocument JSON file is loaded, any other supported format converted
-(``docling_evidence.convert``). A file that cannot be read, converted or chunked becomes one *error row*
+(``docling_evidence.document.convert``). A file that cannot be read, converted or chunked becomes one *error row*
 (``error`` set, ``text`` empty): it never fails the job.
 
 Rows (one per chunk) have the columns of :data:`COLUMNS`: ``source``, ``text`` (what to embed), ``meta`` and
@@ -15,7 +15,7 @@ records; ``dataset.write_parquet(folder)`` keeps the columns.
 Example::
 
     import ray
-    from docling_evidence.ray import chunk_dataset, write_jsonl
+    from docling_evidence.integrations.ray import chunk_dataset, write_jsonl
 
     ray.init()
     files = ray.data.read_binary_files("s3://bucket/docs/", include_paths=True)
@@ -57,7 +57,7 @@ class ChunkDocuments:
         table_format: str | None = None,
         per_file: bool = False,
     ) -> None:
-        from docling_evidence.cli import ChunkSettings, _chunker_for, _quiet_environment
+        from docling_evidence.cli.main import ChunkSettings, _chunker_for, _quiet_environment
 
         _quiet_environment()
         self.settings = ChunkSettings(max_tokens, tokenizer, bbox_threshold, table_format)
@@ -70,7 +70,7 @@ class ChunkDocuments:
 
     def process(self, path: str, data: bytes | None = None) -> Any:
         """The CLI's ``FileOutcome`` of one file (read from ``path``, or from ``data`` when given)."""
-        from docling_evidence.cli import process_file
+        from docling_evidence.cli.main import process_file
 
         if data is None:
             return process_file(path, self.settings)
@@ -106,7 +106,7 @@ class ChunkDocuments:
                 outcome = self.process(path, None if data is None else data[k])
                 records, error, warnings = outcome.records, outcome.error, outcome.warnings
             except Exception as exc:  # never fail the job: the file becomes an error row
-                from docling_evidence.cli import internal_error
+                from docling_evidence.cli.main import internal_error
 
                 records, error = [], internal_error(path, exc)
             if self.per_file:

@@ -10,7 +10,7 @@ On documents without layout (HTML, DOCX, Markdown): the nearest ``MAX_ORDER_STEP
 the table in the same section, not beyond page boilerplate. Page boilerplate (``DocIndex.boilerplate``: furniture,
 link lines, label lines, navigation) is never context unless it names a table. On both: any paragraph of the
 document that names the table ("Table 3 shows ...") — when several tables carry the same label, the nearest of them —
-or points at it by place ("the following table", "the table above": :mod:`docling_evidence.deixis`).
+or points at it by place ("the following table", "the table above": :mod:`docling_evidence.units.deixis`).
 
 Precision, per sentence (:func:`sentence_spans`): a sentence that names the table is always relevant, and so is the
 next one (the explanation usually goes on); a sentence that names another table or a figure, and not this table,
@@ -46,19 +46,19 @@ from itertools import pairwise
 
 from docling_core.types.doc import PictureItem, TableItem, TextItem
 
-from docling_evidence.captions import (
+from docling_evidence.document.index import WORD, DocIndex
+from docling_evidence.document.layout import Box, horizontal_overlap, inside, nearest_gap
+from docling_evidence.tables.rows import TableRows
+from docling_evidence.text.sentences import sentence_spans
+from docling_evidence.units.captions import (
     looks_like_caption,
     looks_like_figure_caption,
     mentions_figure,
     normalize_label,
     table_mentions,
 )
-from docling_evidence.deixis import pointed_table, pointing_mentions, position_label
-from docling_evidence.doc_index import WORD, DocIndex
-from docling_evidence.layout import Box, horizontal_overlap, inside, nearest_gap
-from docling_evidence.sentences import sentence_spans
-from docling_evidence.table_rows import TableRows
-from docling_evidence.titles import TITLE_REACH, is_title_label, title_mentions, title_set
+from docling_evidence.units.deixis import pointed_table, pointing_mentions, position_label
+from docling_evidence.units.titles import TITLE_REACH, is_title_label, title_mentions, title_set
 
 MAX_ORDER_STEPS = 4
 """Without layout: how many paragraphs on each side of a table (same section) are candidates."""
@@ -209,7 +209,7 @@ class ContextIndex:
     Attributes:
         index: the document's reading-order index.
         paragraphs: reading positions of the paragraphs that may be context, ascending.
-        named_by: normalised table label (or a table's :func:`~docling_evidence.deixis.position_label`) -> reading
+        named_by: normalised table label (or a table's :func:`~docling_evidence.units.deixis.position_label`) -> reading
             positions of the paragraphs naming it.
         tables_by_label: normalised table label -> reading positions of the tables carrying it.
         tables: reading positions of every unit table, ascending.
@@ -224,10 +224,10 @@ class ContextIndex:
     doc_freq: Counter[str]
     pictures: dict[int, list[Box]] = field(default_factory=dict)
     titles: frozenset[str] = frozenset()
-    """The titles of tables titled by a heading, whose references name them (:mod:`docling_evidence.titles`)."""
+    """The titles of tables titled by a heading, whose references name them (:mod:`docling_evidence.units.titles`)."""
     pointers: dict[int, list[tuple[str, int, int]]] = field(default_factory=dict)
     """Reading position of a paragraph -> its references to a table by place ("the table below"), each as
-    (:func:`~docling_evidence.deixis.position_label` of the table it points at, start, end)."""
+    (:func:`~docling_evidence.units.deixis.position_label` of the table it points at, start, end)."""
     quoted_by: dict[int, list[int]] = field(default_factory=dict)
     """Reading position of a table -> reading positions of the paragraphs quoting its values (``MIN_QUOTED_VALUES``)."""
     boilerplate: list[int] = field(default_factory=list)
@@ -287,7 +287,7 @@ def build_context_index(
     Args:
         index: the document's reading-order index.
         table_labels: reading position of each unit table -> its label (from its caption, or
-            :func:`~docling_evidence.titles.title_label` of its title), or None.
+            :func:`~docling_evidence.units.titles.title_label` of its title), or None.
         titles: the titles of the tables titled by a heading, whose references name them.
         table_rows: reading position of each unit table -> its rows, whose body's distinctive values tie the
             paragraphs quoting them to it.
@@ -528,7 +528,7 @@ def _naming(ctx: ContextIndex, t_idx: int, label: str | None) -> list[int]:
     """Paragraphs naming the table: by its label, when their nearest table with that label is this one (a
     reference to a title, "the Schedule", names the next table so titled when it is within ``TITLE_REACH`` — the
     notice text comes before its schedule — else the one before within reach); and by its place ("the following
-    table", :mod:`docling_evidence.deixis`). In reading order."""
+    table", :mod:`docling_evidence.units.deixis`). In reading order."""
     out = list(ctx.named_by.get(position_label(t_idx), []))
     if not label:
         return out
@@ -569,7 +569,7 @@ def _relevant_sentences(
     counts, ranked by its weight; of a longer one, the sentence next to the table counts besides the relevant ones.
     With ``every`` (a paragraph of the table's own section, without layout), every sentence counts, ranked.
     ``names`` are the labels under which the table is named: its "Table 3" label or title, and its place
-    (:func:`~docling_evidence.deixis.position_label`).
+    (:func:`~docling_evidence.units.deixis.position_label`).
     """
     named_any = frozenset().union(*para.named) if para.named else frozenset()
     if named_any and not named_any & names:

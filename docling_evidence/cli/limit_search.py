@@ -38,7 +38,7 @@ def smallest_max_tokens(
     ``seconds``. Only run after a failure: the document is chunked again a few times (about ten at most)."""
     from dataclasses import replace
 
-    from docling_evidence.split import TokenLimitTooSmall
+    from docling_evidence.split.splitter import TokenLimitTooSmall
 
     deadline = time.perf_counter() + seconds
 
@@ -95,7 +95,7 @@ def _silenced() -> Iterator[None]:
 
 
 def _chunker_for_limit(settings: Settings) -> Any:
-    from docling_evidence.convert import make_chunker
+    from docling_evidence.document.convert import make_chunker
 
     return make_chunker(
         max_tokens=settings.max_tokens,

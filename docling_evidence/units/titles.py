@@ -2,7 +2,8 @@
 
 Legal and government documents title a table with a heading ("SCHEDULE", "FIRST SCHEDULE") instead of a "Table 3"
 caption, and refer to it by that title: "the persons named in the first column of the Schedule", "the place
-specified in the First Schedule". Such a reference names the table as "Table 3" would (:mod:`docling_evidence.context`
+specified in the First Schedule". Such a reference names the table as "Table 3" would
+(:mod:`docling_evidence.context.choose`
 then treats the paragraph as naming it). A title is short (``TITLE_MAX_WORDS``); a reference is "the" followed by
 the title with a capital letter ("the Schedule", not "the schedule of payments"), so ordinary prose that merely uses
 the word does not name the table. Finding references costs one set lookup per "the" before a capital, however many
@@ -16,7 +17,7 @@ from collections.abc import Iterable
 
 from docling_core.types.doc import TextItem
 
-from docling_evidence.doc_index import DocIndex
+from docling_evidence.document.index import DocIndex
 
 TITLE_MAX_WORDS = 4
 """Longest title, in words: a heading longer than this is a section title, not a table's name."""

@@ -12,13 +12,13 @@ from dataclasses import dataclass
 from docling_core.transforms.serializer.base import BaseDocSerializer
 from docling_core.types.doc import DocItemLabel, DoclingDocument, TableItem, TextItem
 
-from docling_evidence.captions import CaptionMatch, build_caption_index, find_caption, table_label
-from docling_evidence.context import build_context_index, choose_context, paginated, table_terms
-from docling_evidence.continuation import find_runs, join_rows
-from docling_evidence.doc_index import DocIndex
-from docling_evidence.layout import horizontal_overlap, nearest_gap
-from docling_evidence.table_rows import RowReader, TableRows
-from docling_evidence.titles import table_title, title_label
+from docling_evidence.context.choose import build_context_index, choose_context, paginated, table_terms
+from docling_evidence.document.index import DocIndex
+from docling_evidence.document.layout import horizontal_overlap, nearest_gap
+from docling_evidence.tables.rows import RowReader, TableRows
+from docling_evidence.units.captions import CaptionMatch, build_caption_index, find_caption, table_label
+from docling_evidence.units.continuation import find_runs, join_rows
+from docling_evidence.units.titles import table_title, title_label
 
 _log = logging.getLogger(__name__)
 
@@ -53,7 +53,7 @@ class EvidenceUnit:
         context_spans: for each paragraph of ``context_before + context_after``, the half-open character spans of its
             ``text`` that the unit uses, in order (empty: the whole paragraph).
         unit_id: stable id (document identity + table ref).
-        continuations: the parts of a table continued on the following pages (``docling_evidence.continuation``),
+        continuations: the parts of a table continued on the following pages (``docling_evidence.units.continuation``),
             after ``table``, in reading order; their rows follow the first part's in ``rows``.
         row_starts: per part (``tables``), the index of its first row in ``rows.body``.
     """
@@ -146,7 +146,7 @@ def unit_tables(
 ) -> list[tuple[int, TableRows]]:
     """``(reading position, rows)`` of every table of the body that becomes a unit (``is_unit_table``), in order.
     Rich cells are written by ``cell_serializer`` (the chunker's, as HybridChunker writes them), else by
-    :func:`~docling_evidence.table_rows.rich_cell_serializer`."""
+    :func:`~docling_evidence.tables.rows.rich_cell_serializer`."""
     read = RowReader(doc, cell_serializer)
     return [
         (pos, rows)
@@ -213,7 +213,7 @@ def build_units(
     ``merge_continued_tables``, a table continued on the next pages is one unit (its first part's position).
 
     Captions and footnotes are found first for every table (so no table takes another one's caption as context),
-    then each table's context. A table placed on a page (:func:`docling_evidence.context.paginated`) gets at most
+    then each table's context. A table placed on a page (:func:`docling_evidence.context.choose.paginated`) gets at most
     ``paginated_context_budget`` tokens of it (None: ``context_budget``; the splitter keeps a table that fits one
     piece whole and gives what does not fit beside it pieces of its own). Any other table gets at most
     ``context_budget`` tokens and, when ``context_room`` gives a number for the unit (the room beside a table that

@@ -1,7 +1,7 @@
 """A self-contained HTML report that shows what the chunker grouped: every chunk, its members and their boxes.
 
 ```python
-from docling_evidence.inspect_report import render_report, write_report
+from docling_evidence.cli.inspect_report import render_report, write_report
 
 write_report("paper.json", "paper.inspect.html")          # converts/loads, chunks with EvidenceChunker()
 html_text = render_report(doc, chunks, chunker, source="paper.json")
@@ -26,10 +26,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from docling_evidence.listing import rows_text
-from docling_evidence.safe_write import write_text
-from docling_evidence.table_format import column_label
-from docling_evidence.table_rows import RowReader
+from docling_evidence.cli.listing import rows_text
+from docling_evidence.cli.safe_write import write_text
+from docling_evidence.tables.formats import column_label
+from docling_evidence.tables.rows import RowReader
 
 if TYPE_CHECKING:
     from docling_core.transforms.chunker.base import BaseChunker
@@ -137,7 +137,7 @@ def _members(doc: DoclingDocument, chunk: Any) -> list[tuple[str, Any]]:
 
 class _Summaries:
     """One line per member item; a table's is its size and its column labels in column order (the header rows, or
-    its first row, as :mod:`docling_evidence.table_rows` reads them), each table read once per report."""
+    its first row, as :mod:`docling_evidence.tables.rows` reads them), each table read once per report."""
 
     def __init__(self, doc: DoclingDocument) -> None:
         self._rows = RowReader(doc)
@@ -333,9 +333,10 @@ def render_report(
         source: file name shown in the title (default: the document's name).
         page_width: pixel width of each page in the overview.
         thumb_width: pixel width of each page drawn in a table unit's card.
-        citations: a ``docling_evidence.cite.CitationReport`` to show first, its evidence boxes outlined on the pages.
+        citations: a ``docling_evidence.cite.check.CitationReport`` to show first, its evidence boxes outlined on the
+        pages.
     """
-    from docling_evidence.convert import count_tokens, max_tokens_of
+    from docling_evidence.document.convert import count_tokens, max_tokens_of
 
     name = source or doc.name
     limit = max_tokens_of(chunker) if chunker is not None else None
@@ -467,7 +468,7 @@ def write_report(path: str | Path, output: str | Path, chunker: BaseChunker | No
         InputError: when ``path`` cannot be read or converted.
         OutputError: when ``output`` may not be written (it is ``path``, a folder, in a missing folder).
     """
-    from docling_evidence.convert import _default_chunker, chunk_document, convert_path
+    from docling_evidence.document.convert import _default_chunker, chunk_document, convert_path
 
     path, output = Path(path), Path(output)
     chunker = chunker or _default_chunker()
