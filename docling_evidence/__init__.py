@@ -24,8 +24,10 @@ from docling_evidence import _lazy_hf
 
 if TYPE_CHECKING:
     from docling_evidence.chunker import EvidenceChunker
+    from docling_evidence.document.convert import convert_path
     from docling_evidence.meta import EvidenceChunk, EvidenceMeta
     from docling_evidence.pack.evidence import PackedEvidence
+    from docling_evidence.pipeline import chunk_document, chunk_path
     from docling_evidence.tables.serializer import EvidenceSerializerProvider, EvidenceTableSerializer
     from docling_evidence.tokenizer import TokenizersTokenizer, bundled_tokenizer, load_tokenizer
 
@@ -39,6 +41,9 @@ _EXPORTS = {
     "bundled_tokenizer": "docling_evidence.tokenizer",
     "load_tokenizer": "docling_evidence.tokenizer",
     "TokenizersTokenizer": "docling_evidence.tokenizer",
+    "chunk_document": "docling_evidence.pipeline",
+    "chunk_path": "docling_evidence.pipeline",
+    "convert_path": "docling_evidence.document.convert",
 }
 
 __all__ = [
@@ -50,6 +55,9 @@ __all__ = [
     "PackedEvidence",
     "TokenizersTokenizer",
     "bundled_tokenizer",
+    "chunk_document",
+    "chunk_path",
+    "convert_path",
     "load_tokenizer",
 ]
 

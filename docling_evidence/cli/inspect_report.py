@@ -336,7 +336,7 @@ def render_report(
         citations: a ``docling_evidence.cite.check.CitationReport`` to show first, its evidence boxes outlined on the
         pages.
     """
-    from docling_evidence.document.convert import count_tokens, max_tokens_of
+    from docling_evidence.pipeline import count_tokens, max_tokens_of
 
     name = source or doc.name
     limit = max_tokens_of(chunker) if chunker is not None else None
@@ -468,10 +468,10 @@ def write_report(path: str | Path, output: str | Path, chunker: BaseChunker | No
         InputError: when ``path`` cannot be read or converted.
         OutputError: when ``output`` may not be written (it is ``path``, a folder, in a missing folder).
     """
-    from docling_evidence.document.convert import _default_chunker, chunk_document, convert_path
+    from docling_evidence.pipeline import chunk_document, convert_path, default_chunker
 
     path, output = Path(path), Path(output)
-    chunker = chunker or _default_chunker()
+    chunker = chunker or default_chunker()
     doc = convert_path(path)
     chunks = chunk_document(doc, chunker)
     return write_text(output, render_report(doc, chunks, chunker, source=path.name), inputs=[path])

@@ -95,7 +95,7 @@ def _silenced() -> Iterator[None]:
 
 
 def _chunker_for_limit(settings: Settings) -> Any:
-    from docling_evidence.document.convert import make_chunker
+    from docling_evidence.pipeline import make_chunker
 
     return make_chunker(
         max_tokens=settings.max_tokens,

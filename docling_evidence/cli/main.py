@@ -130,7 +130,7 @@ _CHUNKERS: dict[ChunkSettings, Any] = {}
 
 def _chunker_for(settings: ChunkSettings) -> Any:
     """One chunker per settings per process (loading the tokenizer is the slow part)."""
-    from docling_evidence.document.convert import make_chunker
+    from docling_evidence.pipeline import make_chunker
 
     if settings not in _CHUNKERS:
         _CHUNKERS[settings] = make_chunker(
@@ -168,7 +168,8 @@ def process_file(path: str, settings: ChunkSettings) -> FileOutcome:
     so the caller can name the file.
     """
     from docling_evidence.cli.limit_search import limit_advice
-    from docling_evidence.document.convert import InputError, chunk_document, chunk_record, convert_path
+    from docling_evidence.document.convert import InputError, convert_path
+    from docling_evidence.pipeline import chunk_document, chunk_record
     from docling_evidence.split.splitter import TokenLimitTooSmall
 
     start = time.perf_counter()
@@ -488,7 +489,8 @@ def _chunk(
     address: str | None = None,
     verbose: bool = False,
 ) -> None:
-    from docling_evidence.document.convert import expand_inputs, max_tokens_of
+    from docling_evidence.document.convert import expand_inputs
+    from docling_evidence.pipeline import max_tokens_of
 
     err = stderr()
     if engine is Engine.ray:
@@ -653,8 +655,9 @@ def inspect(
 
 def _inspect(inputs: list[Path], output: Path | None, settings: ChunkSettings, answer: str | None = None) -> None:
     from docling_evidence.cli.limit_search import limit_advice
-    from docling_evidence.document.convert import InputError, chunk_document, convert_path, expand_inputs
+    from docling_evidence.document.convert import InputError, convert_path, expand_inputs
     from docling_evidence.document.paths import path_kind
+    from docling_evidence.pipeline import chunk_document
     from docling_evidence.split.splitter import TokenLimitTooSmall
 
     err = stderr()

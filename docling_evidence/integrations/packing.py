@@ -130,6 +130,6 @@ def default_chunker(chunker: Any) -> Any:
         if not callable(getattr(chunker, "pack", None)):
             raise TypeError(f"chunker must be an EvidenceChunker (with pack), got {type(chunker).__name__}")
         return chunker
-    from docling_evidence.document.convert import _default_chunker
+    from docling_evidence import pipeline
 
-    return _default_chunker()
+    return pipeline.default_chunker()

@@ -137,7 +137,7 @@ def test_pdf_hub_failure_is_one_line(monkeypatch: pytest.MonkeyPatch, tmp_path: 
 def test_out_of_range_options_are_usage_errors(
     runner: CliRunner, example_json: Path, option: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("docling_evidence.document.convert.make_chunker", _never_called)
+    monkeypatch.setattr("docling_evidence.pipeline.make_chunker", _never_called)
     result = runner.invoke(app, ["chunk", str(example_json), *option])
     assert result.exit_code == 2
     assert option[0] in result.stderr and "not in the range" in result.stderr

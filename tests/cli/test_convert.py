@@ -8,17 +8,9 @@ import pytest
 from docling_core.types.doc import DoclingDocument
 
 from docling_evidence import EvidenceChunker, bundled_tokenizer
-from docling_evidence.document.convert import (
-    InputError,
-    chunk_document,
-    chunk_path,
-    chunk_record,
-    convert_path,
-    expand_inputs,
-    iter_input_files,
-    make_chunker,
-)
+from docling_evidence.document.convert import InputError, convert_path, expand_inputs, iter_input_files
 from docling_evidence.meta import EvidenceChunk
+from docling_evidence.pipeline import chunk_document, chunk_path, chunk_record, make_chunker
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "docling_evidence" / "examples"
 
@@ -117,3 +109,12 @@ def test_backend_fallback_without_torch_matches_document_converter(
     pdf.write_bytes(b"%PDF-1.4\n%%EOF\n")
     with pytest.raises(InputError, match="docling-tools models download"):
         convert_path(pdf)
+
+
+def test_public_entry_points_are_the_pipeline_functions() -> None:
+    import docling_evidence
+
+    assert docling_evidence.convert_path is convert_path
+    assert docling_evidence.chunk_path is chunk_path
+    assert docling_evidence.chunk_document is chunk_document
+    assert {"convert_path", "chunk_path", "chunk_document"} <= set(docling_evidence.__all__)

@@ -213,7 +213,7 @@ def test_missing_input_is_reported_before_the_tokenizer_loads(
     def never(*args: object, **kwargs: object) -> None:
         raise AssertionError("the tokenizer must not load when no input exists")
 
-    monkeypatch.setattr("docling_evidence.document.convert.make_chunker", never)
+    monkeypatch.setattr("docling_evidence.pipeline.make_chunker", never)
     monkeypatch.setattr("docling_evidence.cli.main._CHUNKERS", {})
     result = runner.invoke(app, ["chunk", str(tmp_path / "missing.json"), "-o", str(tmp_path / "out.jsonl")])
     assert result.exit_code == 1

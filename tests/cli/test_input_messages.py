@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from docling_evidence.cli.main import app
-from docling_evidence.document.convert import InputError, chunk_path, convert_path, load_docling_json, looks_binary
+from docling_evidence.document.convert import InputError, convert_path, load_docling_json, looks_binary
+from docling_evidence.pipeline import chunk_path
 from tests.cli.conftest import build_doc
 
 
