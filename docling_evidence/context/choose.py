@@ -46,10 +46,11 @@ from itertools import pairwise
 
 from docling_core.types.doc import PictureItem, TableItem, TextItem
 
-from docling_evidence.document.index import WORD, DocIndex
+from docling_evidence.document.index import DocIndex
 from docling_evidence.document.layout import Box, horizontal_overlap, inside, nearest_gap
 from docling_evidence.tables.rows import TableRows
 from docling_evidence.text.sentences import sentence_spans
+from docling_evidence.text.words import content_words, numbers, significant_digits, words
 from docling_evidence.units.captions import (
     looks_like_caption,
     looks_like_figure_caption,
@@ -112,57 +113,18 @@ QUOTE_MAX_PARAGRAPHS = 2
 """A value is distinctive of a table only when at most this many paragraphs print it: a postal code or a figure
 repeated in every notice ties those notices to nothing."""
 
-_WORD = WORD
-_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
-_STOPWORDS = frozenset(
-    {
-        "a", "about", "above", "after", "all", "also", "an", "and", "any", "are", "as", "at", "be", "been", "before",
-        "being", "below", "between", "both", "but", "by", "can", "could", "did", "do", "does", "each", "for", "from",
-        "had", "has", "have", "he", "her", "here", "his", "how", "if", "in", "into", "is", "it", "its", "itself",
-        "may", "more", "most", "much", "must", "no", "nor", "not", "of", "on", "once", "only", "or", "other", "our",
-        "out", "over", "own", "same", "she", "should", "so", "some", "such", "than", "that", "the", "their", "them",
-        "then", "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "very",
-        "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would",
-        "you", "your", "per", "one", "two", "three", "total",
-    }
-)  # fmt: skip
-
-
-def _words(text: str) -> set[str]:
-    found = set()
-    for w in _WORD.findall(text):
-        w = w.lower()
-        if w.isascii():
-            if len(w) >= 3 and w not in _STOPWORDS:
-                found.add(w)
-        elif len(w) >= 2:
-            # scripts without spaces between a word and its particles (Korean, CJK): compare character pairs
-            found.update("~" + w[i : i + 2] for i in range(len(w) - 1))
-    return found
-
-
 _YEAR = re.compile(r"(?:19|20)\d\d")
 
 
 def distinctive_value(number: str) -> bool:
-    """Whether a number (as :func:`_numbers` gives it) is specific enough to tie a text to the one table printing it:
-    four or more significant digits ("452680", "13210471"), or three with a decimal point ("98.5", "0.316"), and not a
-    year. Small integers are counts, page numbers or plot numbers that many things share."""
-    digits = number.replace(".", "").lstrip("0")
+    """Whether a number (as :func:`~docling_evidence.text.words.numbers` gives it) is specific enough to tie a text
+    to the one table printing it: four or more significant digits ("452680", "13210471"), or three with a decimal
+    point ("98.5", "0.316"), and not a year. Small integers are counts, page numbers or plot numbers that many
+    things share."""
     if _YEAR.fullmatch(number):
         return False
-    return len(digits) >= 4 or ("." in number and len(digits) >= 3)
-
-
-def _numbers(text: str) -> set[str]:
-    """The numbers of ``text`` as context compares them: thousands separators dropped ("1,496.5" -> "1496.5"), at
-    least two significant digits."""
-    found = set()
-    for n in _NUMBER.findall(text):
-        n = n.replace(",", "").rstrip(".")
-        if len(n.replace(".", "").lstrip("0")) >= 2:  # single digits are everywhere (counts, list numbers)
-            found.add(n)
-    return found
+    digits = significant_digits(number)
+    return digits >= 4 or ("." in number and digits >= 3)
 
 
 @dataclass(frozen=True)
@@ -176,17 +138,13 @@ class TableTerms:
 
 def table_terms(rows: TableRows, caption: str, label: str | None) -> TableTerms:
     """The :class:`TableTerms` of a table from its cell texts and caption."""
-    words = _words(caption)
-    numbers = _numbers(caption)
-    for row in rows.header:
+    table_words = content_words(caption)
+    table_numbers = numbers(caption)
+    for row in (*rows.header, *rows.body):
         for cell in row:
-            words |= _words(cell)
-            numbers |= _numbers(cell)
-    for row in rows.body:
-        for cell in row:
-            words |= _words(cell)
-            numbers |= _numbers(cell)
-    return TableTerms(normalize_label(label) if label else None, frozenset(words), frozenset(numbers))
+            table_words |= content_words(cell)
+            table_numbers |= numbers(cell)
+    return TableTerms(normalize_label(label) if label else None, frozenset(table_words), frozenset(table_numbers))
 
 
 @dataclass
@@ -255,8 +213,8 @@ class ContextIndex:
                 named=named,
                 mentions=mentions,
                 figure=[mentions_figure(text[s:e]) for s, e in spans],
-                words=[_words(text[s:e]) for s, e in spans],
-                numbers=[_numbers(text[s:e]) for s, e in spans],
+                words=[content_words(text[s:e]) for s, e in spans],
+                numbers=[numbers(text[s:e]) for s, e in spans],
             )
         return self._parsed[key]
 
@@ -331,7 +289,7 @@ def build_context_index(
             entries.sort()
     # how rare a word is: over every paragraph of the document, boilerplate too (it is text the reader sees)
     for idx in texts:
-        doc_freq.update(_words(index.paragraph_text(idx)) | _numbers(index.paragraph_text(idx)))
+        doc_freq.update(content_words(index.paragraph_text(idx)) | numbers(index.paragraph_text(idx)))
     tables_by_label: dict[str, list[int]] = {}
     for pos, label in sorted(table_labels.items()):
         if label:
@@ -369,7 +327,7 @@ def _quotes(
     than of any other table's."""
     owners: dict[str, set[int]] = {}
     for pos, rows in table_rows.items():
-        for value in {n for row in rows.body for cell in row for n in _numbers(cell)}:
+        for value in {n for row in rows.body for cell in row for n in numbers(cell)}:
             if distinctive_value(value):
                 owners.setdefault(value, set()).add(pos)
     own = {value: next(iter(tables)) for value, tables in owners.items() if len(tables) == 1}
@@ -379,7 +337,7 @@ def _quotes(
     for idx in paragraphs:
         counts = Counter(
             own[n]
-            for n in _numbers(index.paragraph_text(idx))
+            for n in numbers(index.paragraph_text(idx))
             if n in own and doc_freq.get(n, 0) <= QUOTE_MAX_PARAGRAPHS
         )
         ranked = counts.most_common(2)
@@ -550,7 +508,7 @@ def _naming(ctx: ContextIndex, t_idx: int, label: str | None) -> list[int]:
 def _word_count(para: _Paragraph, k: int) -> int:
     """Words (not numbers or punctuation) in sentence ``k`` of ``para``."""
     a, b = para.spans[k]
-    return len(_WORD.findall(para.text[a:b]))
+    return len(words(para.text[a:b]))
 
 
 def _relevant_sentences(
@@ -600,8 +558,8 @@ def _relevant_sentences(
         if not shared_words and not any(len(n.replace(",", "")) >= MIN_NUMBER_CHARS for n in shared_numbers):
             shared_numbers = set()  # only small integers in common: no tie
             score = 0.0
-        words = _word_count(para, k)
-        substantial = (adjacent < 0 and (words > 0 or bool(para.numbers[k]))) or words >= ADJACENT_MIN_WORDS
+        word_count = _word_count(para, k)
+        substantial = (adjacent < 0 and (word_count > 0 or bool(para.numbers[k]))) or word_count >= ADJACENT_MIN_WORDS
         if score >= threshold and (shared_numbers or len(shared_words) >= MIN_SHARED_WORDS):
             chosen[k] = score
         elif every or (adjacent and (short or next_to_table) and substantial):

@@ -23,12 +23,10 @@ from docling_core.types.doc.document import RichTableCell
 
 from docling_evidence.document.layout import Box, item_boxes, nearest_gap
 from docling_evidence.text.sentences import sentence_spans
+from docling_evidence.text.words import WORD
 
 PARAGRAPH_LABELS = frozenset({DocItemLabel.TEXT, DocItemLabel.PARAGRAPH, DocItemLabel.LIST_ITEM})
 """Labels of body text that may explain a table."""
-
-WORD = re.compile(r"[^\W\d_][\w\-]*", re.UNICODE)
-"""A word: letters first, then letters, digits or hyphens (numbers and punctuation are not words)."""
 
 URL = re.compile(r"(?:\b[a-z][a-z0-9+.\-]*://|\bwww\.)\S+", re.IGNORECASE)
 

@@ -3,8 +3,8 @@
 A scorer is ``scorer(query, texts) -> Sequence[float]``, one score per text, higher is better (an embedder's cosine
 works). The default, :func:`lexical_scorer`, needs no model: the query's content words and numbers that a text shares,
 each weighted by how rare it is among the texts scored together (a column name every row repeats says little about
-which row answers). Words and numbers are read as the context rules read them (``docling_evidence.context.choose``),
-so the packer and the chunker agree on what "shares a word" means.
+which row answers). Words and numbers are read as the context rules read them (:mod:`docling_evidence.text.words`), so
+the packer and the chunker agree on what "shares a word" means.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 
-from docling_evidence.context.choose import _numbers, _words
+from docling_evidence.text.words import content_words, numbers
 
 Scorer = Callable[[str, Sequence[str]], Sequence[float]]
 """``scorer(query, texts)``: one float per text, higher is better."""
@@ -25,7 +25,7 @@ NUMBER_WEIGHT = 2.0
 @lru_cache(maxsize=65_536)
 def _terms(text: str) -> frozenset[str]:
     # retrieved chunks come back query after query: their rows and sentences are read once
-    return frozenset(_words(text) | {"#" + n for n in _numbers(text)})
+    return frozenset(content_words(text) | {"#" + n for n in numbers(text)})
 
 
 def lexical_scorer(query: str, texts: Sequence[str]) -> list[float]:

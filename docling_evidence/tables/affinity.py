@@ -9,11 +9,11 @@ not fit gets pieces of its own before it.)
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Sequence
 
 from docling_evidence.tables.rows import TableRows
+from docling_evidence.text.words import numbers, words
 
 MAX_NAMED_ROWS = 3
 """A text that names more rows than this is about the table as a whole (general context), not about rows."""
@@ -21,28 +21,23 @@ MAX_NAMED_ROWS = 3
 MIN_LABEL_CHARS = 3
 """A row label shorter than this (after normalising) is too unspecific to name its row."""
 
-MIN_NUMBER_CHARS = 3
-"""A number with fewer characters (``5``, ``12``) is too common to name a row; ``12.5``, ``2019``, ``1,234`` are not."""
+MIN_VALUE_CHARS = 3
+"""A value with fewer characters as written (``5``, ``12``) is too common to name a row; ``12.5``, ``2019``,
+``1,234`` are not."""
 
 MAX_LABEL_WORDS = 12
 """Longer row labels are not looked for in the text (they would be rows of prose, not labels)."""
 
-_NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?(?!\w)")
-_WORD = re.compile(r"\w+")
+
+def _label_words(text: str) -> list[str]:
+    """The words of a row label or a text as labels are matched: caseless, numbers and hyphenated parts included."""
+    return words(text.casefold(), numerals=True)
 
 
-def _words(text: str) -> list[str]:
-    return _WORD.findall(text.casefold())
-
-
-def _numbers(text: str) -> set[str]:
-    """The numbers in ``text``, thousands separators removed (``1,234.5`` -> ``1234.5``), long enough to be specific."""
-    found = set()
-    for match in _NUMBER.finditer(text):
-        raw = match.group(0).rstrip(",")
-        if len(raw) >= MIN_NUMBER_CHARS:
-            found.add(raw.replace(",", ""))
-    return found
+def _values(text: str) -> set[str]:
+    """The values of ``text`` that may name a row: numbers standing on their own, at least ``MIN_VALUE_CHARS`` long
+    as written (a number inside a word, "FY2019", is part of a name, not a value)."""
+    return numbers(text, inside_words=False, min_significant_digits=0, min_chars=MIN_VALUE_CHARS)
 
 
 def named_rows(texts: Sequence[str], rows: TableRows) -> tuple[tuple[int, ...], ...]:
@@ -58,24 +53,28 @@ def named_rows(texts: Sequence[str], rows: TableRows) -> tuple[tuple[int, ...], 
         return tuple(() for _ in texts)
     label_rows: dict[str, list[int]] = {}
     for r, row in enumerate(body):
-        words = _words(" ".join(row[: rows.label_cols]))
-        phrase = " ".join(words)
-        if len(phrase) >= MIN_LABEL_CHARS and len(words) <= MAX_LABEL_WORDS and any(ch.isalpha() for ch in phrase):
+        label_words = _label_words(" ".join(row[: rows.label_cols]))
+        phrase = " ".join(label_words)
+        if (
+            len(phrase) >= MIN_LABEL_CHARS
+            and len(label_words) <= MAX_LABEL_WORDS
+            and any(ch.isalpha() for ch in phrase)
+        ):
             label_rows.setdefault(phrase, []).append(r)
     unique_labels = {phrase: rs[0] for phrase, rs in label_rows.items() if len(rs) == 1}
     longest = max((phrase.count(" ") + 1 for phrase in unique_labels), default=0)
-    row_numbers = [_numbers(" ".join(row[rows.label_cols :])) for row in body]
-    number_count = Counter(n for numbers in row_numbers for n in numbers)
-    unique_numbers = {n: r for r, numbers in enumerate(row_numbers) for n in numbers if number_count[n] == 1}
+    row_numbers = [_values(" ".join(row[rows.label_cols :])) for row in body]
+    number_count = Counter(n for values in row_numbers for n in values)
+    unique_numbers = {n: r for r, values in enumerate(row_numbers) for n in values if number_count[n] == 1}
     result: list[tuple[int, ...]] = []
     for text in texts:
-        words = _words(text)
+        text_words = _label_words(text)
         hits: set[int] = set()
         for size in range(1, longest + 1):
-            for i in range(len(words) - size + 1):
-                r = unique_labels.get(" ".join(words[i : i + size]))
+            for i in range(len(text_words) - size + 1):
+                r = unique_labels.get(" ".join(text_words[i : i + size]))
                 if r is not None:
                     hits.add(r)
-        hits |= {unique_numbers[n] for n in _numbers(text) if n in unique_numbers}
+        hits |= {unique_numbers[n] for n in _values(text) if n in unique_numbers}
         result.append(tuple(sorted(hits)) if 0 < len(hits) <= MAX_NAMED_ROWS else ())
     return tuple(result)

@@ -1,0 +1,104 @@
+"""The one reader of words and numbers: its options, and properties that hold for any text."""
+
+from __future__ import annotations
+
+import re
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from docling_evidence.tables.affinity import named_rows
+from docling_evidence.tables.rows import TableRows
+from docling_evidence.text.words import STOP_WORDS, WORD, content_words, numbers, significant_digits, words
+
+_TEXT = st.text(alphabet=st.sampled_from("ab Z9071,._-()%$ü한국\n"), max_size=40)
+_ASCII_TEXT = st.text(alphabet=st.sampled_from("abcXYZ th9071,.-"), max_size=40)
+
+
+def test_a_number_inside_a_word_counts_only_with_inside_words() -> None:
+    text = "FY2019 revenue 1,496.5"
+    assert numbers(text) == {"2019", "1496.5"}
+    assert numbers(text, inside_words=False) == {"1496.5"}
+
+
+def test_thousands_separators_are_dropped_and_single_digits_are_not_numbers() -> None:
+    assert numbers("Revenue rose from 1,234 to 12,345.6 in 3 steps") == {"1234", "12345.6"}
+    assert numbers("0.5 and 05 and 10") == {"10"}
+    assert numbers("0.5 and 05 and 10", min_significant_digits=1) == {"0.5", "05", "10"}
+
+
+def test_min_chars_counts_the_number_as_written() -> None:
+    assert numbers("15 and 1,2 and 0.5", min_significant_digits=0, min_chars=3) == {"12", "0.5"}
+    assert numbers("15 and 1,2 and 0.5") == {"15", "12"}
+
+
+def test_a_number_standing_alone_is_not_glued_to_a_word_or_a_preceding_point() -> None:
+    assert numbers("v2.125 and 3.75x and (42.5)", inside_words=False) == {"42.5"}
+
+
+def test_words_keep_hyphenated_compounds_unless_numerals_are_words() -> None:
+    assert words("Non-current assets in FY2019: 2019") == ["Non-current", "assets", "in", "FY2019"]
+    assert words("Non-current assets in FY2019: 2019", numerals=True) == [
+        "Non",
+        "current",
+        "assets",
+        "in",
+        "FY2019",
+        "2019",
+    ]
+
+
+def test_content_words_drop_stop_words_and_short_words_and_pair_cjk_characters() -> None:
+    assert content_words("The total revenue of EU members rose") == {"revenue", "members", "rose"}
+    assert content_words("매출액 rose") == {"~매출", "~출액", "rose"}
+
+
+def test_row_values_name_rows_only_when_standing_alone() -> None:
+    rows = TableRows(header=(("Item", "Value"),), body=(("Sales", "2019"), ("Costs", "1,496.5")), label_cols=1)
+    assert named_rows(["In FY2019 we sold more", "We paid 1,496.5"], rows) == ((), (1,))
+
+
+@given(_TEXT)
+def test_numbers_are_plain_digits_with_an_optional_decimal_part(text: str) -> None:
+    for inside_words in (True, False):
+        for number in numbers(text, inside_words=inside_words, min_significant_digits=0):
+            assert re.fullmatch(r"\d+(?:\.\d+)?", number)
+
+
+@given(_TEXT, st.integers(0, 4), st.integers(0, 6))
+def test_stricter_limits_only_drop_numbers(text: str, digits: int, chars: int) -> None:
+    for inside_words in (True, False):
+        loose = numbers(text, inside_words=inside_words, min_significant_digits=0)
+        strict = numbers(text, inside_words=inside_words, min_significant_digits=digits, min_chars=chars)
+        assert strict <= loose
+        assert all(significant_digits(n) >= digits for n in strict)
+
+
+@given(st.integers(0, 10**9), st.integers(0, 99))
+def test_a_number_reads_the_same_with_or_without_thousands_separators(value: int, cents: int) -> None:
+    for written, plain in ((f"{value:,}", str(value)), (f"{value:,}.{cents:02d}", f"{value}.{cents:02d}")):
+        for inside_words in (True, False):
+            assert numbers(f"total {written} units", inside_words=inside_words) == numbers(
+                f"total {plain} units", inside_words=inside_words
+            )
+        assert numbers(f"total {written}") == ({plain} if significant_digits(plain) >= 2 else set())
+
+
+@given(st.integers(10, 10**6))
+def test_a_number_glued_to_a_word_is_read_only_inside_words(value: int) -> None:
+    assert numbers(f"FY{value}") == {str(value)}
+    assert numbers(f"FY{value}", inside_words=False) == set()
+
+
+@given(_TEXT)
+def test_words_start_with_a_letter_and_numeral_words_are_word_runs(text: str) -> None:
+    found = words(text)
+    assert all(WORD.fullmatch(w) and not w[0].isdigit() and w[0] != "_" for w in found)
+    assert words(text, numerals=True) == re.findall(r"\w+", text)
+
+
+@given(_ASCII_TEXT)
+def test_content_words_are_lowercase_ascii_words_outside_the_stop_list(text: str) -> None:
+    found = content_words(text)
+    assert found == content_words(text.upper())
+    assert all(w == w.lower() and len(w) >= 3 and w not in STOP_WORDS for w in found)
