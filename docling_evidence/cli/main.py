@@ -700,7 +700,7 @@ def _inspect(inputs: list[Path], output: Path | None, settings: ChunkSettings, a
                     chunks = chunk_document(doc, chunker)
                     citations = None
                     if answer is not None:
-                        from docling_evidence.cite.check import check_answer
+                        from docling_evidence.cite import check_answer
 
                         citations = check_answer(answer, doc)
                     page = render_report(doc, chunks, chunker, source=path.name, citations=citations)
@@ -779,7 +779,7 @@ def cite(
     ] = False,
 ) -> None:
     """Check each claim of an answer (numbers, quotes, sentences) against the document: what supports it, page, box."""
-    from docling_evidence.cite.check import check_file, format_text
+    from docling_evidence.cite import check_file, format_text
 
     text = sys.stdin.read() if answer == "-" else answer
     if not text.strip():

@@ -1,8 +1,16 @@
 """Geometry over Docling provenance: where an item sits on which page.
 
-Boxes are kept in a top-down frame (y grows downwards) without needing the page height: a bottom-left box is
-mirrored by negating y, which keeps every vertical distance and order on the page intact. Boxes with NaN or infinite
-coordinates are dropped, so an item with only broken provenance counts as an item without layout.
+Two frames, one per need:
+
+- :class:`Box` (:func:`item_boxes`), to compare items: a top-down frame (y grows downwards) without needing the
+  page height: a bottom-left box is mirrored by negating y, which keeps every vertical distance and order on the
+  page intact.
+- :func:`top_left_box` (:func:`item_top_left_boxes`), to show a box to a reader: page points with a top-left origin,
+  as a PDF viewer draws them, via docling-core's ``BoundingBox.to_top_left_origin``, so a bottom-left box needs its
+  page's height (:func:`page_heights`) and is not placed without it.
+
+Boxes with NaN or infinite coordinates are dropped in both, so an item with only broken provenance counts as an item
+without layout.
 """
 
 from __future__ import annotations
@@ -10,9 +18,15 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from docling_core.types.doc import CoordOrigin, DocItem
+
+if TYPE_CHECKING:
+    from docling_core.types.doc import BoundingBox, DoclingDocument
+
+TopLeftBox = tuple[float, float, float, float]
+"""``(left, top, right, bottom)`` in page points, top-left origin, rounded to 0.01 point."""
 
 
 @dataclass(frozen=True)
@@ -79,3 +93,30 @@ def nearest_gap(boxes_a: list[Box], boxes_b: list[Box]) -> tuple[float, Box, Box
             if best is None or gap < best[0]:
                 best = (gap, a, b)
     return best
+
+
+def page_heights(doc: DoclingDocument) -> dict[int, float]:
+    """The height of every page whose size the document records, by page number."""
+    return {no: p.size.height for no, p in doc.pages.items() if p.size is not None}
+
+
+def top_left_box(bbox: BoundingBox | None, page: int | None, heights: dict[int, float]) -> TopLeftBox | None:
+    """The box in top-left page coordinates, or None when it cannot be placed (no page height for a bottom-left box,
+    non-finite coordinates)."""
+    if bbox is None:
+        return None
+    if bbox.coord_origin != CoordOrigin.TOPLEFT:
+        if page is None or page not in heights:
+            return None
+        bbox = bbox.to_top_left_origin(page_height=heights[page])
+    coords = (bbox.l, bbox.t, bbox.r, bbox.b)
+    if not all(math.isfinite(c) for c in coords):
+        return None
+    left, right = min(bbox.l, bbox.r), max(bbox.l, bbox.r)
+    top, bottom = min(bbox.t, bbox.b), max(bbox.t, bbox.b)
+    return (round(left, 2), round(top, 2), round(right, 2), round(bottom, 2))
+
+
+def item_top_left_boxes(item: DocItem, heights: dict[int, float]) -> list[tuple[int, TopLeftBox | None]]:
+    """``(page, top-left box or None)`` for every provenance entry of ``item``, in order (see :func:`top_left_box`)."""
+    return [(p.page_no, top_left_box(p.bbox, p.page_no, heights)) for p in (getattr(item, "prov", None) or [])]

@@ -78,9 +78,9 @@ class PackedEvidence(BaseModel):
         return self.text
 
     def cited_chunks(self) -> list[Any]:
-        """One ``docling_evidence.cite.check.CitedChunk`` per block (its text and doc refs), for
+        """One ``docling_evidence.cite.chunks.CitedChunk`` per block (its text and doc refs), for
         ``check_answer(answer, doc, chunks=packed)``."""
-        from docling_evidence.cite.check import CitedChunk
+        from docling_evidence.cite.chunks import CitedChunk
 
         out = []
         for block in self.blocks:

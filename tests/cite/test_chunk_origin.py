@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from docling_evidence import EvidenceChunker
-from docling_evidence.cite.check import (
+from docling_evidence.cite import (
     CitedChunk,
     DocumentSources,
     ForeignChunkError,

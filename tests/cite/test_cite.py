@@ -9,7 +9,7 @@ import pytest
 from docling_core.types.doc import BoundingBox, CoordOrigin, DocItemLabel, DoclingDocument, ProvenanceItem
 from docs_builder import add_table, paged_doc, prov
 
-from docling_evidence.cite.check import (
+from docling_evidence.cite import (
     CitedChunk,
     DocumentSources,
     check_answer,

@@ -9,7 +9,7 @@ from docs_builder import add_table, paged_doc, prov
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from docling_evidence.cite.check import CitedChunk, check_answer, extract_claims
+from docling_evidence.cite import CitedChunk, check_answer, extract_claims
 
 SETTINGS = settings(max_examples=60, deadline=None)
 
