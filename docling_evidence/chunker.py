@@ -14,7 +14,15 @@ from docling_core.transforms.serializer.base import BaseDocSerializer, BaseSeria
 from docling_core.types.doc import DoclingDocument, SectionHeaderItem, TableItem, TextItem, TitleItem
 from pydantic import ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
-from docling_evidence.assemble.units import EvidenceUnit, build_units, document_key, stable_id
+from docling_evidence.assemble.params import UnitParams
+from docling_evidence.assemble.units import (
+    ContextBudget,
+    EvidenceUnit,
+    UnitRequest,
+    build_units,
+    document_key,
+    stable_id,
+)
 from docling_evidence.assemble.views import (
     CONTEXT_GAP,
     caption_views,
@@ -229,21 +237,22 @@ class EvidenceChunker(BaseChunker):
                 return gate(render_table(table_rows(table, doc), "markdown"), [item_text(i) for i in idxs])
 
         headings_at = _headings_by_position(index)
-        units = build_units(
-            doc,
-            index,
-            with_caption=self.with_caption,
-            with_context=self.with_context,
-            with_footnotes=self.with_footnotes,
-            bbox_threshold=self.bbox_threshold,
-            context_budget=self._flow_context_budget,
-            paginated_context_budget=self._page_context_budget,
+        request = UnitRequest(
             count_text=self._count,
-            keep_context=keep,
+            budget=ContextBudget(
+                flow=self._flow_context_budget,
+                page=self._page_context_budget,
+                room=lambda u: self._context_room(u, doc, doc_ser, headings_at.get(u.position)),
+            ),
+            parts=UnitParams(
+                with_caption=self.with_caption, with_context=self.with_context, with_footnotes=self.with_footnotes
+            ),
             merge_continued_tables=self.merge_continued_tables,
-            context_room=lambda u: self._context_room(u, doc, doc_ser, headings_at.get(u.position)),
+            bbox_threshold=self.bbox_threshold,
+            keep_context=keep,
             cell_serializer=doc_ser,
         )
+        units = build_units(doc, index, request)
         unit_chunks = [
             (u.position, self._unit_chunks(u, doc, doc_ser, headings_at.get(u.position), item_text, index))
             for u in units

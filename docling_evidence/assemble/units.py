@@ -7,12 +7,14 @@ import hashlib
 import logging
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from docling_core.transforms.serializer.base import BaseDocSerializer
 from docling_core.types.doc import DocItemLabel, DoclingDocument, TableItem, TextItem
 
+from docling_evidence.assemble.params import UnitParams
 from docling_evidence.context.choose import build_context_index, choose_context, paginated, table_terms
+from docling_evidence.context.params import ContextParams
 from docling_evidence.document.index import DocIndex
 from docling_evidence.document.layout import horizontal_overlap, nearest_gap
 from docling_evidence.tables.rows import RowReader, TableRows
@@ -21,12 +23,6 @@ from docling_evidence.units.continuation import find_runs, join_rows
 from docling_evidence.units.titles import table_title, title_label
 
 _log = logging.getLogger(__name__)
-
-FOOTNOTE_MAX_ITEMS = 4
-"""How many texts right after a table (reading order) may be taken as its unlinked footnotes."""
-
-FOOTNOTE_MAX_GAP_PT = 60.0
-"""Largest vertical gap (points) between a table and an unlinked footnote below it."""
 
 _FOOTNOTE_START = re.compile(
     r"^\s*(?:[*†‡§¶※#]|\(\s*[0-9a-z]{1,2}\s*\)|[0-9a-z]\)\s|\[[0-9a-z]{1,2}\]|[¹²³⁴⁵⁶⁷⁸⁹⁰]"
@@ -170,11 +166,13 @@ def _linked_texts(doc: DoclingDocument, table: TableItem, kind: str) -> list[Tex
     return found
 
 
-def _unlinked_footnotes(index: DocIndex, t_idx: int, taken: set[str]) -> list[TextItem]:
+def _unlinked_footnotes(index: DocIndex, t_idx: int, taken: set[str], parts: UnitParams) -> list[TextItem]:
+    """The texts right below the table at ``t_idx`` that read as its footnotes (:data:`_FOOTNOTE_START`, or
+    Docling's footnote label), at most ``parts.footnote_max_items``, each near the one above."""
     found: list[TextItem] = []
     table = index.items[t_idx]
     prev_boxes = index.boxes[table.self_ref]
-    for idx in range(t_idx + 1, min(len(index.items), t_idx + 1 + FOOTNOTE_MAX_ITEMS)):
+    for idx in range(t_idx + 1, min(len(index.items), t_idx + 1 + parts.footnote_max_items)):
         item = index.items[idx]
         if not isinstance(item, TextItem) or item.self_ref in index.satellites or item.self_ref in taken:
             break
@@ -184,7 +182,7 @@ def _unlinked_footnotes(index: DocIndex, t_idx: int, taken: set[str]) -> list[Te
             break
         if index.has_layout and prev_boxes:
             near = nearest_gap(index.boxes[item.self_ref], prev_boxes)
-            if near is None or near[0] > FOOTNOTE_MAX_GAP_PT or horizontal_overlap(near[1], near[2]) <= 0:
+            if near is None or near[0] > parts.footnote_max_gap_pt or horizontal_overlap(near[1], near[2]) <= 0:
                 break
             if index.heads_next_table(idx, t_idx, near[0]):
                 break  # nearer the next table ("(In thousands of EUR)" above it): that table's line
@@ -193,76 +191,102 @@ def _unlinked_footnotes(index: DocIndex, t_idx: int, taken: set[str]) -> list[Te
     return found
 
 
-def build_units(
-    doc: DoclingDocument,
-    index: DocIndex,
-    *,
-    with_caption: bool,
-    with_context: bool,
-    with_footnotes: bool,
-    bbox_threshold: float,
-    context_budget: int,
-    count_text: Callable[[str], int],
-    keep_context: Callable[[TableItem, list[int]], list[bool]] | None = None,
-    merge_continued_tables: bool = True,
-    context_room: Callable[[EvidenceUnit], int | None] | None = None,
-    paginated_context_budget: int | None = None,
-    cell_serializer: BaseDocSerializer | None = None,
-) -> list[EvidenceUnit]:
+@dataclass(frozen=True)
+class ContextBudget:
+    """The tokens of context a unit may take (:func:`build_units`).
+
+    Attributes:
+        flow: the budget of a table not placed on a page (documents without layout).
+        page: the budget of a table placed on a page (:func:`docling_evidence.context.choose.paginated`), and of the
+            sentences naming a table anywhere; None: ``flow`` (the splitter keeps a table that fits one piece whole
+            and gives what does not fit beside it pieces of its own).
+        room: the room beside a unit that fits one piece (None when it does not fit): a table not placed on a page
+            gets at most that much, except for sentences naming it. None: no such bound.
+    """
+
+    flow: int
+    page: int | None = None
+    room: Callable[[EvidenceUnit], int | None] | None = None
+
+
+@dataclass(frozen=True)
+class UnitRequest:
+    """What :func:`build_units` attaches to each table, and how it measures and filters context.
+
+    Attributes:
+        count_text: the token count of a text.
+        budget: the context budgets.
+        parts: what a unit attaches, and the footnote rules.
+        context: the rules of context choice.
+        merge_continued_tables: a table continued on the next pages is one unit (its first part's position).
+        bbox_threshold: on paginated documents, the largest vertical distance in points between a table's edge and
+            a context paragraph.
+        keep_context: a gate over a table's context candidates (reading positions): which of them may be kept
+            (the similarity gate). None keeps every candidate.
+        cell_serializer: writes rich cells (:func:`unit_tables`).
+    """
+
+    count_text: Callable[[str], int]
+    budget: ContextBudget
+    parts: UnitParams = field(default_factory=UnitParams)
+    context: ContextParams = field(default_factory=ContextParams)
+    merge_continued_tables: bool = True
+    bbox_threshold: float = 300.0
+    keep_context: Callable[[TableItem, list[int]], list[bool]] | None = None
+    cell_serializer: BaseDocSerializer | None = None
+
+
+def build_units(doc: DoclingDocument, index: DocIndex, request: UnitRequest) -> list[EvidenceUnit]:
     """Build one unit per table of the body with any cell text, in reading order; with
-    ``merge_continued_tables``, a table continued on the next pages is one unit (its first part's position).
+    ``request.merge_continued_tables``, a table continued on the next pages is one unit (its first part's position).
 
     Captions and footnotes are found first for every table (so no table takes another one's caption as context),
-    then each table's context. A table placed on a page (:func:`docling_evidence.context.choose.paginated`) gets at most
-    ``paginated_context_budget`` tokens of it (None: ``context_budget``; the splitter keeps a table that fits one
-    piece whole and gives what does not fit beside it pieces of its own). Any other table gets at most
-    ``context_budget`` tokens and, when ``context_room`` gives a number for the unit (the room beside a table that
-    fits one piece), at most that too except for sentences naming the table. ``cell_serializer`` writes rich cells
-    (:func:`unit_tables`).
+    then each table's context, within ``request.budget`` (:class:`ContextBudget`).
     """
-    key = document_key(doc)
     taken: set[str] = set()
+    units = _units_without_context(doc, index, request, taken)
+    if not request.parts.with_context:
+        return units
+    return _with_context(units, index, request, taken)
+
+
+def _units_without_context(
+    doc: DoclingDocument, index: DocIndex, request: UnitRequest, taken: set[str]
+) -> list[EvidenceUnit]:
+    """Every unit with its caption and footnotes; what they take joins ``taken``."""
+    key = document_key(doc)
+    parts = request.parts
     caption_owner: dict[str, str] = {}
     units: list[EvidenceUnit] = []
-    tables = unit_tables(doc, index, cell_serializer)
+    tables = unit_tables(doc, index, request.cell_serializer)
     rows_at = dict(tables)
-    runs = find_runs(doc, index, tables)[0] if merge_continued_tables else []
+    runs = find_runs(doc, index, tables)[0] if request.merge_continued_tables else []
     run_of = {run.positions[0]: run for run in runs}
     continued = {pos for run in runs for pos in run.positions[1:]}
-    cap_index = build_caption_index(index) if with_caption and index.has_layout else None
+    cap_index = build_caption_index(index) if parts.with_caption and index.has_layout else None
     for pos, rows in tables:
         if pos in continued:
             continue
         item = index.items[pos]
         assert isinstance(item, TableItem)
         run = run_of.get(pos)
-        parts = [index.items[p] for p in run.positions[1:]] if run else []
         caption = None
-        if with_caption:
+        if parts.with_caption:
             caption = find_caption(index, item, rows, taken, _linked_texts(doc, item, "captions"), cap_index)
             if caption is not None:
-                for cap in caption.items:
-                    if cap.self_ref in caption_owner and caption.source == "docling_ref":
-                        _log.warning(
-                            "caption %s is shared by %s and %s: kept with both",
-                            cap.self_ref,
-                            caption_owner[cap.self_ref],
-                            item.self_ref,
-                        )
-                    caption_owner.setdefault(cap.self_ref, item.self_ref)
-                    taken.add(cap.self_ref)
+                _take_caption(caption, item, caption_owner, taken)
                 if caption.drop_header_row:
                     rows = dataclasses.replace(rows, header=rows.header[1:])
         row_starts: tuple[int, ...] = (0,)
         if run:
             rows, row_starts = join_rows([rows, *(rows_at[p] for p in run.positions[1:])], run.drop_rows)
         footnotes: list[TextItem] = []
-        if with_footnotes:
+        if parts.with_footnotes:
             for part_pos in run.positions if run else (pos,):
                 part = index.items[part_pos]
                 assert isinstance(part, TableItem)
                 footnotes += [f for f in _linked_texts(doc, part, "footnotes") if f not in footnotes]
-                footnotes += [f for f in _unlinked_footnotes(index, part_pos, taken) if f not in footnotes]
+                footnotes += [f for f in _unlinked_footnotes(index, part_pos, taken, parts) if f not in footnotes]
                 taken.update(f.self_ref for f in footnotes)
         units.append(
             EvidenceUnit(
@@ -274,17 +298,40 @@ def build_units(
                 context_before=(),
                 context_after=(),
                 unit_id=stable_id(key, item.self_ref),
-                continuations=tuple(parts),  # type: ignore[arg-type]
+                continuations=tuple(index.items[p] for p in run.positions[1:]) if run else (),  # type: ignore[misc]
                 row_starts=row_starts,
             )
         )
-    if not with_context:
-        return units
+    return units
+
+
+def _take_caption(caption: CaptionMatch, table: TableItem, caption_owner: dict[str, str], taken: set[str]) -> None:
+    """Mark the items of ``table``'s caption as taken (a Docling-linked caption shared by two tables is kept with
+    both, with a warning)."""
+    for cap in caption.items:
+        if cap.self_ref in caption_owner and caption.source == "docling_ref":
+            _log.warning(
+                "caption %s is shared by %s and %s: kept with both",
+                cap.self_ref,
+                caption_owner[cap.self_ref],
+                table.self_ref,
+            )
+        caption_owner.setdefault(cap.self_ref, table.self_ref)
+        taken.add(cap.self_ref)
+
+
+def _with_context(
+    units: list[EvidenceUnit], index: DocIndex, request: UnitRequest, taken: set[str]
+) -> list[EvidenceUnit]:
+    """``units`` with their context chosen (:func:`docling_evidence.context.choose.choose_context`); nothing in
+    ``taken`` (captions, footnotes) is context."""
     labels = {u.position: table_label(u.caption.text) if u.caption else None for u in units}
     # a table without a "Table 3" label may be titled by the heading right above it ("SCHEDULE")
     titles = {pos: table_title(index, pos) for pos, label in labels.items() if label is None}
     labels.update({pos: title_label(title) for pos, title in titles.items() if title})
     ctx = build_context_index(index, labels, [t for t in titles.values() if t], {u.position: u.rows for u in units})
+    budget = request.budget
+    keep_context = request.keep_context
     with_context_units = []
     for unit in units:
         if unit.table.label == DocItemLabel.DOCUMENT_INDEX:
@@ -302,11 +349,11 @@ def build_units(
             unit.position,
             terms=table_terms(unit.rows, unit.caption.text if unit.caption else "", labels[unit.position]),
             excluded=taken,
-            bbox_threshold=bbox_threshold,
-            budget=paginated_context_budget if on_page and paginated_context_budget is not None else context_budget,
-            room=context_room(unit) if context_room and not on_page else None,
-            naming_budget=paginated_context_budget,
-            count_text=count_text,
+            bbox_threshold=request.bbox_threshold,
+            budget=budget.page if on_page and budget.page is not None else budget.flow,
+            room=budget.room(unit) if budget.room and not on_page else None,
+            naming_budget=budget.page,
+            count_text=request.count_text,
             text_end=text_end,
             keep=(lambda idxs, table=unit.table: keep_context(table, idxs)) if keep_context else None,
         )

@@ -9,7 +9,7 @@ import pytest
 from docling_core.types.doc import DocItemLabel, DoclingDocument
 from docs_builder import add_table, paged_doc, prov, table_data
 
-from docling_evidence.assemble.units import build_units
+from docling_evidence.assemble.units import ContextBudget, UnitRequest, build_units
 from docling_evidence.context import choose as context
 from docling_evidence.document.index import build_index
 from docling_evidence.units import captions
@@ -51,8 +51,8 @@ def _calls(make: Callable[[int], DoclingDocument], n: int, monkeypatch: pytest.M
         m.setattr(context, "_relevant_sentences", counted(context._relevant_sentences))
         m.setattr(captions, "_eligible", counted(captions._eligible))
         doc = make(n)
-        build_units(doc, build_index(doc), with_caption=True, with_context=True, with_footnotes=True,
-                    bbox_threshold=300.0, context_budget=128, count_text=len, merge_continued_tables=False)  # fmt: skip
+        request = UnitRequest(count_text=len, budget=ContextBudget(flow=128), merge_continued_tables=False)
+        build_units(doc, build_index(doc), request)
     return counter["n"]
 
 

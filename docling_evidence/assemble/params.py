@@ -1,0 +1,97 @@
+"""The tunable rules of building units and assembling their pieces, as validated models (``EvidenceParams.units``
+and ``EvidenceParams.pieces``)."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class UnitParams(BaseModel):
+    """What a unit attaches to its table. Switching an attachment off is an ablation: the items then stay in the
+    text chunks, so nothing is lost.
+
+    Whether a table continued on the next pages is one unit (``EvidenceChunker.merge_continued_tables``) is not
+    here: it decides which ``TableItem`` objects are one table, not what a table carries, and stays a top-level
+    setting beside ``table_format`` and ``repeat_table_header``.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    with_caption: bool = Field(
+        default=True,
+        description="Attach each table's caption (Docling's link, else the caption found by place or label).",
+    )
+    with_context: bool = Field(
+        default=True,
+        description="Attach the paragraphs and sentences that explain each table; False also keeps section peers "
+        "(merge_peers) out of the units.",
+    )
+    with_footnotes: bool = Field(
+        default=True,
+        description="Attach each table's footnotes: Docling-linked ones and the unlinked notes right below it.",
+    )
+    footnote_max_items: int = Field(
+        default=4,
+        ge=0,
+        description="How many texts right after a table (reading order) may be taken as its unlinked footnotes.",
+    )
+    footnote_max_gap_pt: float = Field(
+        default=60.0,
+        ge=0.0,
+        allow_inf_nan=False,
+        description="Largest vertical gap in points between a table (or the footnote above) and an unlinked "
+        "footnote below it, on paginated documents.",
+    )
+
+
+class PieceParams(BaseModel):
+    """How the chunker sizes what goes beside a table in its pieces: context budgets, the room left for joins, and
+    the headings' share of a piece."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    min_piece_budget: int = Field(
+        default=16,
+        ge=1,
+        description="Below this many tokens left after the headings, a unit's pieces are emitted without headings "
+        "(a warning says so; the text chunks keep them).",
+    )
+    page_context_tokens: int = Field(
+        default=1024,
+        ge=0,
+        description="Without context_max_tokens, the context budget of a table placed on a page (PDF), when the "
+        "limit's share (context_limit_divisor) is less, and at most page_context_pieces pieces' worth: the text "
+        "that explains a table does not shrink with the embedder's window (a few paragraphs, 100-250 tokens each in "
+        "papers), and its candidates are bounded by the page neighbourhood and per-sentence relevance.",
+    )
+    page_context_pieces: int = Field(
+        default=4,
+        ge=1,
+        description="At small limits a table on a page gets at most this many pieces' worth of context "
+        "(page_context_pieces * max_tokens), so its rows are not buried behind pieces of context.",
+    )
+    context_limit_divisor: int = Field(
+        default=2,
+        ge=1,
+        description="Without context_max_tokens, a table not placed on a page (HTML, DOCX, Markdown) gets "
+        "max_tokens // context_limit_divisor tokens of context, and a table on a page at least that.",
+    )
+    context_join_slack: int = Field(
+        default=8,
+        ge=1,
+        description="Of the room left beside a table that fits one piece, 1/context_join_slack (plus "
+        "context_join_reserve tokens) is kept free for the joins between context sentences, which are counted one "
+        "by one.",
+    )
+    context_join_reserve: int = Field(
+        default=4,
+        ge=0,
+        description="Tokens kept free beside a one-piece table on top of the context_join_slack share.",
+    )
+    resplit_step_divisor: int = Field(
+        default=16,
+        ge=1,
+        description="A text chunk HybridChunker's plain-text fallback left over the limit is cut again with "
+        "fragments smaller by 1/resplit_step_divisor of their size (at least one token) each round until every "
+        "piece fits.",
+    )
