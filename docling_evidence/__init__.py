@@ -9,18 +9,15 @@
         text = chunker.contextualize(chunk)   # the text to embed
         chunk.meta.unit_id, chunk.meta.page_span, chunk.meta.kind
 
-The public names are imported on first use, so importing a light submodule (``docling_evidence.bench.normalize``,
-the CLI's help) does not pay for docling-core. docling-core's chunker package would import transformers (and torch)
-for a tokenizer it does not use here: ``_lazy_hf.defer()`` postpones that import until a transformers tokenizer is
-actually asked for (see ``docling_evidence._lazy_hf``).
+The public names are imported on first use, so importing a light submodule or showing the CLI's help does not pay
+for docling-core. The first public name pays for docling-core's chunker package, which
+imports transformers (and torch, when it is installed) itself; docs/performance.md ("Import cost") has the numbers.
 """
 
 from __future__ import annotations
 
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
-
-from docling_evidence import _lazy_hf
 
 if TYPE_CHECKING:
     from docling_evidence.chunker import EvidenceChunker
@@ -73,8 +70,6 @@ def _version() -> str:
 
 __version__ = _version()
 """The installed distribution's version (pyproject.toml is its one source)."""
-
-_lazy_hf.defer()
 
 
 def __getattr__(name: str) -> Any:
