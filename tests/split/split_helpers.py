@@ -1,4 +1,4 @@
-"""Strategies, tokenizers and checkers for the splitting property suite (issue 3)."""
+"""Strategies, tokenizers and checkers for the splitting property suite."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Hand-written edge cases for token-exact splitting (issue 3), and regression cases found by the property suite."""
+"""Hand-written edge cases for token-exact splitting, and cases the property suite found."""
 
 from __future__ import annotations
 
@@ -146,7 +146,7 @@ def test_cell_longer_than_budget_is_split_inside() -> None:
 
 
 def test_context_is_not_repeated_general_first_row_context_with_its_row() -> None:
-    """Issue 10: pieces stay dense in rows. General context goes once, into the first piece; a sentence naming a row
+    """Pieces stay dense in rows. General context goes once, into the first piece; a sentence naming a row
     (its label or a value no other row has) goes into the piece holding that row; neither is repeated."""
     body = tuple((f"region{i}", f"{1000 + i}.5") for i in range(60))
     general = "The table lists revenue by region for the year."
@@ -178,8 +178,8 @@ def test_context_is_not_repeated_general_first_row_context_with_its_row() -> Non
 def test_general_context_shares_a_piece_with_rows_only_when_that_saves_a_piece() -> None:
     """A split table's general context goes into the first piece. The table's first rows fill the room it leaves only
     when that takes fewer pieces; with as many pieces either way, the rows start a piece of their own, so no piece
-    holds the context and a stray row or two (VGGSounder's Table 1 was one row beside two paragraphs, then eight).
-    Whitespace tokens, budget 40: a piece of rows holds 6, the context's piece has room for 4 more."""
+    holds the context and a stray row or two (as VGGSounder's Table 1 would be: one row beside two paragraphs, then
+    eight). Whitespace tokens, budget 40: a piece of rows holds 6, the context's piece has room for 4 more."""
     general = words(10, "context")
 
     def split(n: int) -> list[Piece]:
@@ -292,7 +292,7 @@ def test_degrade_order_footnotes_then_caption_then_header() -> None:
 
 
 def test_header_that_fits_is_in_every_piece_even_when_wider_than_half() -> None:
-    """Issue 16: no piece without its header when the header fits in the limit (here 56 of 64 words)."""
+    """No piece without its header when the header fits in the limit (here 56 of 64 words)."""
     header = (("k", words(50, "head")),)
     body = tuple((f"r{i}", "1") for i in range(30))
     p = parts(header, body)
@@ -310,7 +310,7 @@ def _wide_table(n_cols: int = 50) -> tuple[tuple[tuple[str, ...], ...], tuple[tu
 
 @pytest.mark.parametrize(("kind", "max_tokens"), [("tiktoken", 64), ("bundled", 128), ("bundled", 256)])
 def test_wide_table_is_split_by_columns_into_valid_tables(kind: str, max_tokens: int) -> None:
-    """Issue 16: a header row plus a body row does not fit, so the table is split by columns: every piece is a valid
+    """A header row plus a body row does not fit, so the table is split by columns: every piece is a valid
     Markdown table (header, separator, rows) of the row-label column and a group of columns, no header cell is cut,
     and every value is in exactly one piece."""
     header, body = _wide_table()
@@ -380,9 +380,8 @@ def test_repeat_table_header_false_shows_the_header_once() -> None:
 
 
 def test_repeat_table_header_false_never_loses_a_header_the_first_row_cannot_carry() -> None:
-    # the first row is too wide to go with the (long) header; the second fits with it. The header rode on that second
-    # row, which was packed after the first in a piece that renders its first row's header: none (found by the
-    # property suite's seed 2027117999)
+    # the first row is too wide to go with the (long) header; the second fits with it. The header rides on that
+    # second row, so that row opens a piece (a piece renders its first row's header): the header is not lost
     header = (("k", words(20, "head")),)
     body = (("r0", words(12, "wide")), ("r1", "v"), ("r2", "w"))
     p = parts(header, body)
@@ -426,7 +425,7 @@ def test_header_too_wide_for_a_piece_is_shown_by_column_groups_never_cut() -> No
 
 
 def test_splitter_keeps_no_state_between_units() -> None:
-    """Issue 15: one splitter, units in any order, the same pieces as fresh splitters."""
+    """One splitter, units in any order, the same pieces as fresh splitters."""
     a = parts((("k", "v"),), tuple((f"r{i}", words(5, "x")) for i in range(30)), caption="Table A")
     b = parts(_wide_table(20)[0], _wide_table(20)[1], caption="Table B", fmt="html")
     shared = ws_splitter(40)
@@ -485,7 +484,7 @@ def test_chunker_triplets_fold_the_header_into_rows() -> None:
     assert "ann, Score = 3" in piece.text and "bob, Score = 4" in piece.text
 
 
-# -- regressions found by the property suite (each was a strict xfail until its fix) --------------------------------
+# -- cases found by the property suite ------------------------------------------------------------------------------
 
 
 def _pieces_text(pieces: list[Piece]) -> str:
@@ -493,10 +492,10 @@ def _pieces_text(pieces: list[Piece]) -> str:
 
 
 def test_cell_fragments_repeat_the_row_label() -> None:
-    """Issue 3: "a single cell longer than the budget is split inside the cell, each piece labelled with its row and
-    column headers". ``_column_items`` probes whether the label leaves room for the first value column with the
-    *whole* value cell; when that cell is longer than the budget the probe always fails and the label is dropped, so
-    the fragments carry no row label (the label becomes a column group of its own before them)."""
+    """A single cell longer than the budget is split inside the cell, each fragment labelled with its row and column
+    headers. Whether the label leaves room for a value is probed with the label alone (the value cell blanked): with
+    the whole value cell, longer than the budget, the probe would always fail and the fragments would carry no row
+    label."""
     long_cell = " ".join(f"w{i}" for i in range(300))
     p = parts((("Name", "Description"),), (("beta", long_cell),))
     frags = [pc for pc in ws_splitter(64).split(p) if pc.fragment is not None]
@@ -507,10 +506,9 @@ def test_cell_fragments_repeat_the_row_label() -> None:
 
 
 def test_caption_piece_packed_with_a_column_group_reports_its_columns() -> None:
-    """A caption too long to repeat (34 words, budget 64) becomes a once-only lead item; ``_pack`` packs it with the
-    first column group of a wide row, and the piece takes ``cols`` from ``payload[0]`` (the caption): the piece
-    says it holds the whole row 0 (``cols=None``) while it holds columns (0, 1) only.
-    Fixed in 72f7270."""
+    """A caption too long to repeat (34 words, budget 64) becomes a once-only lead item, packed with the first column
+    group of a wide row: the piece reports the columns of its rows, (0, 1), not ``cols=None`` (the whole row 0) from
+    the caption item that opens it."""
     body = (("a", words(20, "b"), words(20, "c"), words(20, "d")),)
     p = parts((), body, caption=words(34, "cap"))
     pieces = ws_splitter(64).split(p)
@@ -519,9 +517,8 @@ def test_caption_piece_packed_with_a_column_group_reports_its_columns() -> None:
 
 
 def test_header_only_rows_keep_their_header() -> None:
-    """``Splitter.split`` renders the table block only when there are body rows: header rows with no body (what is
-    left when the caption rule ``header_row`` takes the first of two header rows) vanish from the output.
-    Fixed in 72f7270."""
+    """Header rows with no body (what is left when the caption rule ``header_row`` takes the first of two header
+    rows) are the content: they are shown, though the table block is otherwise rendered only above body rows."""
     p = parts((("Year", "Revenue"),), (), caption="Table 1")
     text = "\n\n".join(pc.text for pc in ws_splitter(64).split(p))
     assert "Year" in text and "Revenue" in text
@@ -529,8 +526,7 @@ def test_header_only_rows_keep_their_header() -> None:
 
 def test_triplets_keep_the_row_label_header() -> None:
     """The triplet format folds column labels into value cells only (``row label, column label = value``): the header
-    text of a label column ("Name") appears in no piece, though every header text should appear at least once.
-    Fixed in 72f7270."""
+    text of a label column ("Name") must still appear in some piece, as every header text does."""
     p = parts((("Name", "Score"),), (("ann", "3"), ("bob", "4")), fmt="triplets")
     text = "\n\n".join(pc.text for pc in ws_splitter(64).split(p))
     assert "Name" in text
@@ -538,9 +534,8 @@ def test_triplets_keep_the_row_label_header() -> None:
 
 def test_shortened_caption_of_multi_token_characters() -> None:
     """With tiktoken cl100k, U+FE4AA is 4 tokens. When the room left for the shortened caption is 2-3 tokens,
-    ``Splitter._prefix`` calls ``semchunk.chunk(chunk_size=2)``, which recurses without end on a text whose single
-    characters exceed the chunk size (``fragments`` guards this with SEMCHUNK_MIN_SIZE; ``_prefix`` does not).
-    Fixed in 72f7270."""
+    the caption's prefix would be cut by ``semchunk.chunk(chunk_size=2)``, which recurses without end on a text whose
+    single characters exceed the chunk size: ``fragments`` cuts by characters below ``semchunk_min_tokens``."""
     tok = make_tokenizer("tiktoken", 64)
     count = tok.count_tokens
     assert count("\U000fe4aa") == 4
@@ -554,10 +549,9 @@ def test_shortened_caption_of_multi_token_characters() -> None:
 
 def test_triplet_row_under_a_column_label_longer_than_the_budget() -> None:
     """Triplets fold the column label into every value (``a, <label> = v``). With a 70-word label and a 64-word budget
-    the line cannot fit: split by columns and then inside the cell, every fragment still carries the whole label, and
-    ``Splitter.split`` raised ``_Unsplittable: cannot fit row 0 within the token limit`` (found end to end with
-    tiktoken, max_tokens=64, a multi-row header of long cells). Now the row goes by columns and its value without the
-    folded label (``column 2 = v``), while the label itself is emitted in the header lines: nothing is lost."""
+    the line cannot fit even split by columns and inside the cell, as long as every fragment carries the whole label.
+    The row goes by columns and its value without the folded label (``column 2 = v``), while the label itself is
+    emitted in the header lines: nothing is lost."""
     p = parts((("k", words(70, "h")),), (("a", "v"),), fmt="triplets")
     pieces = ws_splitter(64).split(p)
     assert all(len(pc.text.split()) <= 64 for pc in pieces)
@@ -588,9 +582,9 @@ _WIDE_ROW = (
 
 def test_header_within_half_the_budget_is_repeated_next_to_a_wide_row() -> None:
     """Property 3. Bundled tokenizer, max_tokens=256: the header lines cost 121 tokens (<= 128, half the budget) and the
-    only body row 171 (header + row > 256). The header must be repeated and the row split by columns under it. (It was
-    emitted once: markdown escaping made a cell fragment cost more than its raw text, the plan was retried with a
-    smaller budget, and in that budget the header no longer fit in half.)"""
+    only body row 171 (header + row > 256). The header must be repeated and the row split by columns under it, also
+    when markdown escaping makes a cell fragment cost more than its raw text and the plan is retried with a smaller
+    budget: the header's room is measured on the budget asked for."""
     tok = make_tokenizer("bundled", 256)
     count = tok.count_tokens
     p = parts(_WIDE_HEADER, _WIDE_ROW, label_cols=2)
@@ -617,7 +611,7 @@ def _small_table_doc(heading: bool) -> DoclingDocument:
 @pytest.mark.parametrize("heading", [False, True])
 def test_tiny_limits_chunk_every_format_within_the_limit_and_lose_nothing(fmt: str, heading: bool) -> None:
     # HTML markup costs ~15 tokens a cell: below ~45 tokens a row no longer fits under its header; it then goes
-    # without it, after the header shown on its own (this used to raise a private _Unsplittable)
+    # without it, after the header shown on its own
     doc = _small_table_doc(heading)
     for max_tokens in range(26, 64):
         chunker = EvidenceChunker(tokenizer=bundled_tokenizer(max_tokens), table_format=fmt)
@@ -638,10 +632,10 @@ def test_a_limit_too_small_for_one_row_is_a_value_error_that_says_what_to_change
 
 
 def test_headings_that_leave_no_room_for_a_row_are_dropped_not_an_error() -> None:
-    """Found by the chunker properties (seed 6, ``thorough``): three Korean headings (about 50 tokens with the
-    bundled tokenizer) left a 64-token HTML piece too little room for one cell fragment under its two row labels, and
-    the table raised TokenLimitTooSmall although it fits without the headings. As when the headings leave under
-    MIN_PIECE_BUDGET tokens, the unit's pieces go without them (a warning says so); the text chunks keep them."""
+    """Three Korean headings (about 50 tokens with the bundled tokenizer) leave a 64-token HTML piece too little room
+    for one cell fragment under its two row labels, though the table fits without the headings. As when the headings
+    leave under MIN_PIECE_BUDGET tokens, the unit's pieces go without them (a warning says so); the text chunks keep
+    them."""
     row = ("net", "total assets income", "利益 Ünïcödé n/a (3.1)", "n/a 12.5 Q4", "매출", "income", "Ünïcödé")
     spec = DocSpec(
         grid=Grid(header=(), body=(row,), label_cols=2, spans=()),
@@ -666,8 +660,8 @@ def test_headings_that_leave_no_room_for_a_row_are_dropped_not_an_error() -> Non
 @pytest.mark.parametrize("with_context", [False, True])
 def test_a_column_group_whose_only_row_is_cut_shows_its_header_once_per_piece(with_context: bool) -> None:
     """A wide row whose long cell is cut into fragments: each fragment's piece shows the group's header above it,
-    so no piece holds that header again on its own (rows of the rustc book's target-feature table showed the
-    'Description' header twice, or alone after another group's row)."""
+    so no piece holds that header again on its own (as in the rustc book's target-feature table, whose
+    'Description' header must show neither twice nor alone after another group's row)."""
     long_cell = " ".join(f"w{i}" for i in range(150))
     header = (("Feature", "Issue", "Seen on", "Description", "Details"),)
     body = (("soft-float", "segfaults", "x86", long_cell, "#63466"),)
