@@ -4,7 +4,7 @@ It leads with a summary of the table units (caption, context paragraphs, pieces,
 reading order. By default a unit split into several pieces is shown by one piece only (the first holding rows), with
 a line saying which pieces (rows, or context) are not shown: one long table split into 21 near-identical pieces
 would otherwise bury the point. ``full=True`` (``--all``) lists every chunk. Input: the records of
-:func:`docling_evidence.document.convert.chunk_record`.
+:func:`docling_evidence.pipeline.chunk_record`.
 """
 
 from __future__ import annotations
