@@ -33,6 +33,7 @@ class Item:
     is_footnote: bool = False  # a footnote emitted once
     is_header: bool = False  # (part of) the table's header shown without rows
     ctx: int | None = None  # index of the context text this item shows
+    ctx_start: int = 0  # where this item's text starts in that context text (a fragment's offset)
     sticky: bool = False  # keep in the piece of the next item (context placed with its row)
     opens: bool = False  # starts a piece of its own (never joins the items before it)
 

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Literal
 
-from docling_evidence.split.fragments import fragments
+from docling_evidence.split.fragments import fragment_spans, fragments
 from docling_evidence.split.items import Item, Overhead, reading_order, shows_header
 from docling_evidence.split.params import SplitParams, share_of
 from docling_evidence.split.pieces import BLOCK_DELIM, ELLIPSIS, LINE_DELIM, UnitParts
@@ -240,8 +240,9 @@ class PieceLayout:
                 is_footnote=is_footnote,
                 is_header=is_header,
                 ctx=ctx,
+                ctx_start=start,
             )
-            for t in texts
+            for t, (start, _end) in zip(texts, fragment_spans(texts), strict=True)
         ]
         for item in items:  # context cut into fragments starts a piece of its own rather than end another one
             item.sticky = sticky

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
+from docling_evidence.split.fragments import fragment_spans
 from docling_evidence.split.items import Item, Overhead, Unsplittable, reading_order
 from docling_evidence.split.layout import PieceLayout, bare_header
 from docling_evidence.split.params import share_of
@@ -63,6 +64,7 @@ def _piece(oh: Overhead, stream: list[Item], i: int, payload: list[Item], text: 
     row_ids = [it.row for it in row_items]
     nxt = _next_row(stream, i)
     frag_items = [it for it in payload if it.fragment is not None]
+    context_items = [it for it in reading_order(list(payload)) if it.ctx is not None]
     return Piece(
         text=text,
         rows=(min(row_ids), max(row_ids) + 1) if row_ids else (nxt, nxt),
@@ -70,7 +72,8 @@ def _piece(oh: Overhead, stream: list[Item], i: int, payload: list[Item], text: 
         fragment=frag_items[0].fragment if frag_items else None,
         cell_text=frag_items[0].cell_text if frag_items else None,
         kept_context=tuple(sorted({it.ctx for it in payload if it.ctx is not None})),
-        context_shown=tuple((it.ctx, it.text) for it in reading_order(list(payload)) if it.ctx is not None),
+        context_shown=tuple((it.ctx, it.text) for it in context_items),
+        context_spans=tuple((it.ctx, it.ctx_start, it.ctx_start + len(it.text)) for it in context_items),
         has_caption=bool(oh.caption) or any(it.is_caption for it in payload),
         has_footnotes=bool(oh.footnotes) or any(it.is_footnote for it in payload),
         has_header=bool(row_items and row_items[0].header) or bool(not row_items and bare_header(oh, payload)),
@@ -98,7 +101,10 @@ def shrink(lay: PieceLayout, item: Item, oh: Overhead) -> list[Item]:
     if item.kind != "row" and item.tokens > 1:
         frags = lay.fragments(item.text, max(1, share_of(item.tokens, lay.params.overflow_fragment_share)))
         marks = {"is_footnote": item.is_footnote, "is_header": item.is_header, "ctx": item.ctx}
-        items = [Item(item.kind, f, lay.tokens(f), **marks) for f in frags]  # type: ignore[arg-type]
+        items = [
+            Item(item.kind, f, lay.tokens(f), ctx_start=start, **marks)  # type: ignore[arg-type]
+            for f, (start, _end) in zip(frags, fragment_spans(frags, item.ctx_start), strict=True)
+        ]
         for fragment in items:
             fragment.sticky = item.sticky
         return items

@@ -81,6 +81,8 @@ class Piece:
             inside (None otherwise).
         context_shown: ``(index, text)`` of each context text the piece shows, in order: the whole text, or the
             fragment of it the piece holds.
+        context_spans: ``(index, start, end)`` for each entry of ``context_shown``: where its text is in the context
+            text (``context[index][start:end] == text``), so a fragment is located without searching for it.
     """
 
     text: str
@@ -94,6 +96,7 @@ class Piece:
     has_header: bool = False
     row_slices: tuple[tuple[int, tuple[int, ...] | None, str | None], ...] = ()
     context_shown: tuple[tuple[int, str], ...] = ()
+    context_spans: tuple[tuple[int, int, int], ...] = ()
 
 
 class TokenLimitTooSmall(ValueError):

@@ -41,6 +41,7 @@ def whole_piece(lay: PieceLayout, parts: UnitParts) -> Piece | None:
         rows=(0, len(rows.body)),
         kept_context=tuple(range(n_before + len(parts.context_after))),
         context_shown=tuple(enumerate(parts.context)),
+        context_spans=tuple((i, 0, len(text)) for i, text in enumerate(parts.context)),
         has_caption=bool(parts.caption),
         has_footnotes=bool(parts.footnotes),
         has_header=bool(header) and bool(rows.body),
@@ -84,6 +85,7 @@ def table_kept_whole(lay: PieceLayout, parts: UnitParts) -> list[Piece] | None:
         table_piece,
         kept_context=tuple(kept[k] for k in table_piece.kept_context),
         context_shown=tuple((kept[k], text) for k, text in table_piece.context_shown),
+        context_spans=tuple((kept[k], start, end) for k, start, end in table_piece.context_spans),
     )
     return [*_context_pieces(lay, parts, beside), table_piece]
 

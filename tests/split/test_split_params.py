@@ -157,3 +157,19 @@ def test_semchunk_min_tokens_cuts_smaller_fragments_by_characters() -> None:
     assert splitter(64).fragments(text, 8) == ["one two. ", "three four five six seven eight nine ten."]
     by_characters = splitter(64, semchunk_min_tokens=9).fragments(text, 8)
     assert by_characters == ["one two. three four five six seven eight ", "nine ten."]
+
+
+def test_context_fragments_carry_their_offsets_in_the_context_text() -> None:
+    """A context text cut over several pieces: each piece says where its fragment starts and ends in the text, also
+    when the same sentence occurs twice in it (searching for the fragment would find the first)."""
+    sentence = words(10, "same") + ". "
+    context = sentence * 6
+    parts = unit((("Item", "Value"),), (("r0", "1"),), before=(context,))
+    pieces = splitter(24).split(parts)
+    spans = [span for p in pieces for span in p.context_spans]
+    assert len(spans) > 2
+    starts, ends = [a for _, a, _ in spans], [b for _, _, b in spans]
+    assert starts == [0, *ends[:-1]]  # consecutive: each fragment starts where the one before ends
+    assert ends[-1] == len(context)
+    for p in pieces:
+        assert [(i, context[a:b]) for i, a, b in p.context_spans] == list(p.context_shown)

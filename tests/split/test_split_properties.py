@@ -124,6 +124,9 @@ def test_splitter_properties(
     # (rows named as the splitter sees them: header rows with no body under them are the body)
     as_split = replace(parts, rows=TableRows(header=header, body=body, label_cols=grid.label_cols))
     check_context(pieces, parts.context, as_split.rows_named())
+    # every context text (or fragment) a piece shows is located by its offsets in the text it comes from
+    for p in pieces:
+        assert [(i, parts.context[i][a:b]) for i, a, b in p.context_spans] == list(p.context_shown)
     # 4. a table that fits one piece without its context is not split by it: one piece holds all its rows, after
     # the pieces of context that did not fit beside them
     if parts.context and len(bare := splitter.split(replace(parts, context_before=(), context_after=()))) == 1:
