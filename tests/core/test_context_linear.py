@@ -10,7 +10,7 @@ from docling_core.types.doc import DocItemLabel, DoclingDocument
 from docs_builder import add_table, paged_doc, prov, table_data
 
 from docling_evidence.assemble.units import ContextBudget, UnitRequest, build_units
-from docling_evidence.context import choose as context
+from docling_evidence.context import candidates, choose
 from docling_evidence.document.index import build_index
 from docling_evidence.units import captions
 
@@ -46,9 +46,9 @@ def _calls(make: Callable[[int], DoclingDocument], n: int, monkeypatch: pytest.M
         return wrapper
 
     with monkeypatch.context() as m:
-        m.setattr(context, "nearest_gap", counted(context.nearest_gap))
+        m.setattr(candidates, "nearest_gap", counted(candidates.nearest_gap))
         m.setattr(captions, "nearest_gap", counted(captions.nearest_gap))
-        m.setattr(context, "_relevant_sentences", counted(context._relevant_sentences))
+        m.setattr(choose, "relevant_sentences", counted(choose.relevant_sentences))
         m.setattr(captions, "_eligible", counted(captions._eligible))
         doc = make(n)
         request = UnitRequest(count_text=len, budget=ContextBudget(flow=128), merge_continued_tables=False)
@@ -63,5 +63,5 @@ def test_work_per_table_does_not_grow_with_the_tables_per_page_or_section(
     small, large = _calls(make, 32, monkeypatch), _calls(make, 256, monkeypatch)
     assert small > 0
     # 8x the tables: about 8x the candidate checks (8.6x measured: the first and last tables have fewer neighbours);
-    # the former full-page / full-section scans grew quadratically (64x)
+    # a scan of the whole page or section per table would grow quadratically (64x)
     assert large <= 12 * small

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from docling_evidence import EvidenceChunker, bundled_tokenizer
-from docling_evidence.context.choose import distinctive_value
+from docling_evidence.context.terms import distinctive_value
 from docling_evidence.units.captions import looks_like_figure_caption, table_mentions
 
 
