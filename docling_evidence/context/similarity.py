@@ -34,9 +34,7 @@ def _model(path: str) -> Any:
     try:
         from sentence_transformers import SentenceTransformer
     except ImportError as exc:
-        raise ValueError(
-            "sim_threshold > 0 needs sentence-transformers: pip install 'docling-evidence[bench]'"
-        ) from exc
+        raise ValueError("sim_threshold > 0 needs sentence-transformers: pip install sentence-transformers") from exc
     return SentenceTransformer(path, device="cpu")
 
 

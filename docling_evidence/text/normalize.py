@@ -1,7 +1,7 @@
 """Text normalisation and answer matching: normalise text, then look for an answer at token boundaries.
 
-One implementation for the benchmark (``docling_evidence.bench``, which re-exports it from
-``docling_evidence.bench.normalize``) and the citation check (``docling_evidence.cite.check``).
+One implementation for the citation check (``docling_evidence.cite.check``) and the benchmark (the separate
+``docling-evidence-bench`` distribution re-exports it from ``docling_evidence_bench.normalize``).
 
 ``normalize_text`` makes the same fact written two ways compare equal; ``contains_answer`` then finds a normalised
 answer inside normalised chunk text without matching inside a longer token. What is unified, and why:

@@ -155,7 +155,12 @@ def test_screenshot_script_renders_the_report(one_page_fixture: Path, tmp_path: 
     png = tmp_path / "shot.png"
     env = {**os.environ, "WINDOW_SIZE": "800,600", "PYTHON": sys.executable}
     subprocess.run(
-        ["bash", str(REPO / "scripts" / "screenshot_inspector.sh"), str(one_page_fixture), str(png)],
+        [
+            "bash",
+            str(REPO / "bench" / "docling_evidence_bench" / "tools" / "screenshot_inspector.sh"),
+            str(one_page_fixture),
+            str(png),
+        ],
         check=True,
         env=env,
         capture_output=True,

@@ -21,7 +21,6 @@ REPO = Path(__file__).resolve().parents[2]
         (["chunk", "report.json", "--jobs", "0"], "'--jobs'"),
         (["chunk"], "Missing argument 'INPUTS...'"),
         (["chunk", "report.json", "--no-such-option"], "No such option: --no-such-option"),
-        (["bench", "targets", "-o", "out"], "Missing option '--tatqa'"),
     ],
 )
 def test_run_app_reports_a_usage_error_in_one_line(
@@ -45,7 +44,6 @@ def test_run_app_keeps_help_and_exit_codes(capsys: pytest.CaptureFixture[str]) -
     ("module_args", "expected"),
     [
         (["-c", "from docling_evidence.cli.main import main; main()", "chunk", "x.json", "--jobs", "0"], "'--jobs'"),
-        (["-m", "docling_evidence.bench", "targets", "-o", "out"], "Missing option '--tatqa'"),
     ],
 )
 def test_console_entry_points_print_one_line(module_args: list[str], expected: str, tmp_path: Path) -> None:

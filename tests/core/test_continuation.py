@@ -441,15 +441,10 @@ def test_inspector_draws_a_continued_table_across_its_pages() -> None:
 
 
 def test_fixture_count_script_counts_joined_parts(tmp_path: Path) -> None:
-    """benchmarks/continued_tables.py on a folder holding the three-page table: 2 parts joined, 1 unit instead
-    of 3, the Markdown table written between the page's markers and nothing else of the page changed."""
-    import importlib.util
+    """``docling_evidence_bench.tools.continued_tables`` on a folder holding the three-page table: 2 parts joined,
+    1 unit instead of 3, the Markdown table written between the page's markers and nothing else of the page changed."""
+    from docling_evidence_bench.tools import continued_tables as module
 
-    script = Path(__file__).resolve().parents[2] / "benchmarks" / "continued_tables.py"
-    spec = importlib.util.spec_from_file_location("continued_tables", script)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
     fixtures = tmp_path / "fixtures"
     fixtures.mkdir()
     three_part_doc().save_as_json(fixtures / "three.json")

@@ -12,7 +12,7 @@ import pytest
 SCRIPT = """
 import hashlib, json, sys
 from docling_evidence import EvidenceChunker, bundled_tokenizer
-from docling_evidence.bench.tatqa import load_tatqa
+from docling_evidence_bench.tatqa import load_tatqa
 doc = load_tatqa(sys.argv[1], limit_contexts=260).documents["tatqa-dev-0025"]
 chunker = EvidenceChunker(tokenizer=bundled_tokenizer(512))
 chunks = [[c.text, c.meta.views] for c in chunker.chunk(doc)]

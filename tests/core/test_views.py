@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from docling_core.transforms.chunker.tokenizer.base import BaseTokenizer
 from docling_core.types.doc import DocItemLabel, DoclingDocument
+from docling_evidence_bench.arms import build_arm, make_chunker
 from docs_builder import add_table
 from pydantic import Field
 
 from docling_evidence import EvidenceChunker
 from docling_evidence.assemble.views import fitted_row_views, join_row_view, row_view_parts, sentence_views
-from docling_evidence.bench.arms import build_arm, make_chunker
 from docling_evidence.tables.rows import TableRows
 from docling_evidence.tokenizer import TokenizersTokenizer, bundled_tokenizer
 

@@ -2,33 +2,21 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 import shutil
 import sys
 from pathlib import Path
-from types import ModuleType
 from unittest.mock import patch
 
 import pytest
+from docling_evidence_bench.tools import docs_figures
 from hypothesis import given
 from hypothesis import strategies as st
 
 from docs.blocks import REPO
 
-
-def _load() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("docs_figures", REPO / "benchmarks" / "docs_figures.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("docs_figures", module)
-    spec.loader.exec_module(module)
-    return module
-
-
-docs_figures = _load()
-FIX = "python benchmarks/docs_figures.py"
+FIX = "python -m docling_evidence_bench.tools.docs_figures"
 EXPECTED_REGIONS = {
     "README.md": {
         "tatqa-headline",

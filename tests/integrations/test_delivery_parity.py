@@ -9,11 +9,11 @@ import pytest
 
 pytest.importorskip("langchain_core")
 
+from docling_evidence_bench.arms import chunk_document
+from docling_evidence_bench.run import _ArmIndex
 from langchain_core.documents import Document
 from langchain_core.vectorstores import InMemoryVectorStore
 
-from docling_evidence.bench.arms import chunk_document
-from docling_evidence.bench.run import _ArmIndex
 from docling_evidence.integrations.langchain import (
     MaxPoolRetriever,
     evidence_ids,

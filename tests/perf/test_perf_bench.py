@@ -2,16 +2,8 @@
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import pytest
-
-_PATH = Path(__file__).resolve().parents[2] / "benchmarks" / "perf_bench.py"
-_spec = importlib.util.spec_from_file_location("perf_bench", _PATH)
-assert _spec and _spec.loader
-pb = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(pb)
+from docling_evidence_bench.tools import perf_bench as pb
 
 
 @pytest.mark.parametrize("family", pb.FAMILIES)

@@ -1,0 +1,226 @@
+"""Run ``pack@B`` and the drop-in measures over a :class:`BenchDataset` at one chunk limit.
+
+Each arm is chunked, indexed and ranked exactly as ``bench run`` does (:mod:`docling_evidence_bench.run`), and judged
+twice per question: drop-in, without the packer (``hit@1``, ``Success@5`` and ``ok@B`` of the max-pool ranking, as
+the targets read them), and packed (``pack@B``, :mod:`docling_evidence_bench.packed`): the ranking's first chunks
+handed to one ``EvidenceChunker.pack`` (the evidence arm's chunker at the run's limit) with each scorer. The results
+are plain JSON holding every per-question flag, so the report recomputes every number.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable, Sequence
+from datetime import datetime, timezone
+from typing import Any
+
+import numpy as np
+
+from docling_evidence_bench.arms import ARM_DESCRIPTIONS, SAME_CHUNKS, build_arm, make_chunker
+from docling_evidence_bench.dataset import BenchDataset, QAItem
+from docling_evidence_bench.environment import environment
+from docling_evidence_bench.measures import BUDGETS, DEPTH, Outcome, success
+from docling_evidence_bench.packed import PACK_BUDGETS, PACK_DEPTH, CosineScorer, pack_flags, ranked_chunk_ids
+from docling_evidence_bench.retrieval import METHODS, Retriever
+from docling_evidence_bench.run import TokenEnds, _ArmIndex, _judge_arm, usable_questions
+
+PACK_SCHEMA: str = "docling-evidence-pack-results/1"
+"""Version tag of the pack results JSON layout."""
+
+PACK_ARMS: tuple[str, ...] = ("hybrid", "evidence")
+"""The control (HybridChunker's chunks through the packer) first, then ours."""
+
+SCORERS: tuple[str, ...] = ("lexical", "cosine")
+"""``lexical``: the packer's default scorer; ``cosine``: the run's embedder."""
+
+DROP_IN: tuple[str, ...] = ("hit@1", "Success@5", *(f"ok@{b}" for b in BUDGETS))
+"""The drop-in measures (no packer), read from the max-pool ranking's outcomes."""
+
+
+def _flags(values: Sequence[bool]) -> str:
+    return "".join("1" if v else "0" for v in values)
+
+
+def drop_in_flags(outcomes: Sequence[Outcome]) -> dict[str, str]:
+    """The drop-in measures of each question as flag strings (one character per question)."""
+    out = {
+        "hit@1": _flags([success(o.first_hit, 1) > 0 for o in outcomes]),
+        "Success@5": _flags([success(o.first_hit, 5) > 0 for o in outcomes]),
+    }
+    for j, b in enumerate(BUDGETS):
+        out[f"ok@{b}"] = _flags([bool(o.ok and o.ok[j]) for o in outcomes])
+    return out
+
+
+def _index_arms(
+    dataset: BenchDataset, arms: Sequence[str], max_tokens: int, log: Callable[[str], None]
+) -> tuple[dict[str, _ArmIndex], dict[str, dict[str, list[Any]]]]:
+    indexes: dict[str, _ArmIndex] = {}
+    chunks: dict[str, dict[str, list[Any]]] = {}
+    for arm in arms:
+        chunker = make_chunker(arm, max_tokens)
+        source = SAME_CHUNKS.get(arm, arm)
+        t0 = time.perf_counter()
+        records = build_arm(arm, dataset.documents, chunker, chunks.setdefault(source, {}))
+        indexes[arm] = _ArmIndex(arm, records, time.perf_counter() - t0)
+        log(f"chunked {arm}: {len(records)} vectors in {indexes[arm].chunk_seconds:.1f} s")
+    return indexes, chunks
+
+
+def _rankings(
+    index: _ArmIndex,
+    questions: Sequence[QAItem],
+    methods: Sequence[str],
+    vectors: np.ndarray | None,
+    q_vecs: np.ndarray | None,
+) -> dict[tuple[str, str], list[np.ndarray]]:
+    texts = [r.embed_text for r in index.records]
+    retriever = Retriever(texts, [r.doc_id for r in index.records], vectors, scope="doc")
+    out: dict[tuple[str, str], list[np.ndarray]] = {}
+    for method in methods:
+        out[(method, "doc")] = [
+            retriever.search(method, q.doc_id, q.question, None if q_vecs is None else q_vecs[qi])  # type: ignore[arg-type]
+            for qi, q in enumerate(questions)
+        ]
+    return out
+
+
+def _pack_arm(
+    index: _ArmIndex,
+    chunks_of: dict[str, list[Any]],
+    questions: Sequence[QAItem],
+    ranking: list[np.ndarray],
+    packer: Any,
+    scorer: Any,
+    budgets: Sequence[int],
+    depth: int,
+) -> dict[str, Any]:
+    count = packer.tokenizer.count_tokens
+    flags: list[list[bool]] = []
+    tokens: list[list[int]] = []
+    for qi, q in enumerate(questions):
+        offset = index.offsets[q.doc_id]
+        ids = ranked_chunk_ids([index.target[int(g)] for g in ranking[qi]], depth)
+        chunks = [chunks_of[q.doc_id][g - offset] for g in ids]
+        f, t = pack_flags(packer.pack, count, q, chunks, budgets, scorer)
+        flags.append(f)
+        tokens.append(t)
+    return {
+        "measures": {f"pack@{b}": _flags([f[j] for f in flags]) for j, b in enumerate(budgets)},
+        "tokens": {f"pack@{b}": [t[j] for t in tokens] for j, b in enumerate(budgets)},
+        "over_budget": {f"pack@{b}": sum(1 for t in tokens if t[j] > b) for j, b in enumerate(budgets)},
+    }
+
+
+def packer_digest() -> str:
+    """A digest of the packer's source (``docling_evidence/pack/*.py`` and ``chunker.py``), so a results file names
+    the packer it measured even when that code was not committed yet."""
+    import hashlib
+    from pathlib import Path
+
+    import docling_evidence
+
+    root = Path(docling_evidence.__file__).resolve().parent
+    digest = hashlib.blake2b(digest_size=8)
+    for path in [*sorted((root / "pack").glob("*.py")), root / "chunker.py"]:
+        if path.is_file():
+            digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def run_pack_benchmark(
+    dataset: BenchDataset,
+    *,
+    max_tokens: int,
+    arms: Sequence[str] = PACK_ARMS,
+    methods: Sequence[str] = ("dense", "bm25"),
+    embedder: Any = None,
+    scorers: Sequence[str] = SCORERS,
+    depth: int = PACK_DEPTH,
+    budgets: Sequence[int] = PACK_BUDGETS,
+    seed: int = 0,
+    command: Sequence[str] | None = None,
+    log: Callable[[str], None] = lambda _msg: None,
+) -> dict[str, Any]:
+    """Drop-in and packed outcomes of every arm, method and scorer at the chunk limit ``max_tokens``.
+
+    Raises:
+        ValueError: on no usable question, an unknown method or scorer, dense retrieval or the cosine scorer without
+            an embedder, or ``depth`` < 1.
+    """
+    questions, skipped = usable_questions(dataset)
+    if not questions:
+        raise ValueError(f"dataset {dataset.name!r} has no usable question")
+    bad = [m for m in methods if m not in METHODS] + [s for s in scorers if s not in SCORERS]
+    if bad:
+        raise ValueError(f"unknown method or scorer {bad[0]!r}; methods: {', '.join(METHODS)}; scorers: {SCORERS}")
+    if embedder is None and (any(m != "bm25" for m in methods) or "cosine" in scorers):
+        raise ValueError("dense retrieval and the cosine scorer need an embedder")
+    if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
+        raise ValueError(f"depth must be a positive integer, got {depth!r}")
+    arms = list(dict.fromkeys(arms))
+    digest = packer_digest()  # the code this process imports now, before any later edit of the checkout
+    env = environment()  # the commit checked out now, when the code is imported, not when the run ends
+    indexes, chunks = _index_arms(dataset, arms, max_tokens, log)
+    packer = make_chunker("evidence", max_tokens)
+    q_texts = [q.question for q in questions]
+    q_vecs = None if embedder is None else embedder.encode_queries(q_texts)
+    cosine = None
+    if "cosine" in scorers:
+        cosine = CosineScorer(embedder)
+        cosine.add_queries(q_texts, q_vecs)  # type: ignore[arg-type]
+    token_ends = TokenEnds()
+    runs: list[dict[str, Any]] = []
+    for arm in arms:
+        index = indexes[arm]
+        vectors = None
+        if any(m != "bm25" for m in methods):
+            t0 = time.perf_counter()
+            vectors = embedder.encode_passages([r.embed_text for r in index.records])
+            log(f"embedded {arm}: {len(index.records)} vectors in {time.perf_counter() - t0:.1f} s")
+        rankings = _rankings(index, questions, methods, vectors, q_vecs)
+        outcomes = _judge_arm(index, questions, rankings, DEPTH, token_ends)
+        chunks_of = chunks[SAME_CHUNKS.get(arm, arm)]
+        for method in methods:
+            runs.append({"arm": arm, "method": method, "kind": "drop-in", "scorer": None,
+                         "measures": drop_in_flags(outcomes[(method, "doc", "maxpool")])})  # fmt: skip
+            for name in scorers:
+                t0 = time.perf_counter()
+                scorer = cosine if name == "cosine" else None
+                ranking = rankings[(method, "doc")]
+                packed = _pack_arm(index, chunks_of, questions, ranking, packer, scorer, budgets, depth)
+                seconds = time.perf_counter() - t0
+                runs.append({"arm": arm, "method": method, "kind": "pack", "scorer": name, **packed,
+                             "seconds": seconds})  # fmt: skip
+                log(f"packed {arm} {method} {name}: {seconds:.1f} s")
+    if hasattr(embedder, "flush"):
+        embedder.flush()  # a cached embedder's new vectors (the cosine scorer's rows and sentences) to disk
+    return {
+        "schema": PACK_SCHEMA,
+        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "command": list(command) if command is not None else list(sys.argv),
+        "seed": seed,
+        "environment": env,
+        "config": {
+            "arms": arms,
+            "arm_descriptions": {a: ARM_DESCRIPTIONS[a] for a in arms},
+            "baseline": arms[0],
+            "methods": list(methods),
+            "max_tokens": max_tokens,
+            "budgets": list(budgets),
+            "drop_in_budgets": list(BUDGETS),
+            "depth": depth,
+            "scorers": list(scorers),
+            "embedder": None if embedder is None else embedder.name,
+            "packer_digest": digest,
+        },
+        "dataset": {
+            "name": dataset.name,
+            "n_documents": len(dataset.documents),
+            "n_questions": len(questions),
+            "skipped_questions": skipped,
+        },
+        "questions": [{"qid": q.qid, "doc_id": q.doc_id, "qtype": q.qtype} for q in questions],
+        "runs": runs,
+    }

@@ -1,0 +1,652 @@
+"""Performance of EvidenceChunker against HybridChunker: CPU time, scaling, tokenizer work, throughput.
+
+Every ratio compares the two chunkers in the same process, on the same document objects, with the same tokenizer
+object (the bundled all-MiniLM-L6-v2 tokenizer at 256 tokens) and otherwise default settings, measured as CPU time
+(``time.process_time``, the best of ``--repeats`` runs), so the load of a shared machine does not enter it.
+
+Measured:
+
+- **fixtures**: every DoclingDocument JSON under ``../shared/fixtures`` (target: EvidenceChunker <= 0.5x);
+- **scaling**: synthetic documents with 1, 8, 64 and 512 tables in one section without layout (HTML/DOCX/Markdown
+  style), on one page with layout, and in one section over pages with layout, and one real fixture concatenated
+  x1, x8 and x64 (target: <= 1.0x at every point; linear = 8x the tables costs about 8x the time);
+- **tokenizer work**: tokens sent to the tokenizer per token of the document (the document rendered once by
+  EvidenceChunker's serializer), counted by a wrapping tokenizer that also sees ``semchunk``'s calls (target: <= 1.5);
+- **import**: cold ``import docling_evidence`` + ``EvidenceChunker()`` in a fresh interpreter, CPU and wall seconds,
+  and whether torch got imported;
+- **packing** (``--pack``): CPU milliseconds of one ``EvidenceChunker.pack`` call (``docs/packing.md``) for a query
+  about a table row with 10 ranked units (the row's unit first, then the chunks sharing most words with the query),
+  at 256, 512 and 1,024 tokens, on a fresh chunker (nothing read before) and on one that packed the same chunks
+  before (target: under 5 ms per query); ``--pack --write-docs`` replaces only the packing block of
+  docs/performance.md;
+- **throughput** (``--throughput``): documents per second of ``docling-evidence chunk`` on the fixtures with
+  ``--jobs 1``, ``--jobs 2`` and ``--engine ray`` (wall clock, so it depends on the machine's load).
+
+Run from the repository root (2 cores shared: run it with ``nice``)::
+
+    HF_HUB_OFFLINE=1 nice python -m docling_evidence_bench.tools.perf_bench --write-docs            # about 10 min CPU
+    HF_HUB_OFFLINE=1 nice python -m docling_evidence_bench.tools.perf_bench --quick                 # 1-64 tables, x1-x8
+
+``--write-docs`` replaces the measured block of docs/performance.md and writes docs/performance-scaling.png;
+``--json X`` keeps the raw numbers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from docling_evidence_bench.paths import REPO
+
+FIXTURES = REPO.parent / "shared" / "fixtures"
+DOC = REPO / "docs" / "performance.md"
+PLOT = REPO / "docs" / "performance-scaling.png"
+START, END = "<!-- perf-bench:start -->", "<!-- perf-bench:end -->"
+PACK_START, PACK_END = "<!-- perf-bench:pack:start -->", "<!-- perf-bench:pack:end -->"
+PACK_BUDGETS = (256, 512, 1024)
+PACK_UNITS = 10
+PACK_QUERIES_PER_DOC = 8
+SCALE_FIXTURE = "docling/2206.01062.json"
+FAMILIES = ("flow-section", "flow-rich-cells", "layout-page", "layout-section")
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# counting tokenizer work
+
+
+def counting_tokenizer(max_tokens: int = 256) -> Any:
+    """The bundled tokenizer, tallying every token it is asked to count (``semchunk``'s calls included)."""
+    from docling_evidence.tokenizer import BUNDLED_TOKENIZER_DIR, TokenizersTokenizer
+
+    class _Encoder:
+        """What ``semchunk`` gets from ``get_tokenizer()``: the raw tokenizer's ``encode``, tallied."""
+
+        def __init__(self, owner: Any) -> None:
+            self.owner = owner
+
+        def encode(self, text: str, add_special_tokens: bool = False) -> Any:
+            enc = self.owner.tokenizer.encode(text, add_special_tokens=add_special_tokens)
+            self.owner.tally(len(enc))
+            return enc
+
+        def get_vocab(self, with_added_tokens: bool = True) -> dict[str, int]:
+            return self.owner.tokenizer.get_vocab(with_added_tokens)
+
+    class CountingTokenizer(TokenizersTokenizer):
+        counted: int = 0
+        calls: int = 0
+
+        def tally(self, n: int) -> None:
+            self.counted += n
+            self.calls += 1
+
+        def count_tokens(self, text: str) -> int:
+            n = super().count_tokens(text)
+            self.tally(n)
+            return n
+
+        def get_tokenizer(self) -> Any:
+            return _Encoder(self)
+
+    base = TokenizersTokenizer.from_file(BUNDLED_TOKENIZER_DIR, max_tokens)
+    return CountingTokenizer(tokenizer=base.tokenizer, max_tokens=max_tokens)
+
+
+def document_tokens(doc: Any, tokenizer: Any) -> int:
+    """Tokens of the document rendered once (EvidenceChunker's serializer: Markdown, tables included)."""
+    from docling_evidence.tables.serializer import EvidenceSerializerProvider
+
+    text = EvidenceSerializerProvider().get_serializer(doc=doc).serialize().text
+    return sum(tokenizer.count_tokens(line) for line in text.split("\n"))
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# documents
+
+
+def _table(doc: Any, k: int, prov: Any = None, rich: bool = False) -> Any:
+    """Table ``k``: a header and 5 rows. ``rich``: each row's last cell is a rich cell (an inline group of a value
+    and a link text, as Docling reads an HTML cell holding a link)."""
+    from docling_core.types.doc import DocItemLabel, GroupLabel, TableCell, TableData
+    from docling_core.types.doc.document import RichTableCell
+
+    header = ["Segment", "2021", "2022", "Change"]
+    rows = [header] + [[f"Region {k}-{r}", f"{100 + 7 * r + k}", f"{110 + 5 * r + k}", f"{r - 2}%"] for r in range(5)]
+
+    def span(i: int, j: int) -> dict[str, int]:
+        return {
+            "start_row_offset_idx": i,
+            "end_row_offset_idx": i + 1,
+            "start_col_offset_idx": j,
+            "end_col_offset_idx": j + 1,
+        }
+
+    is_rich = [[rich and i > 0 and j == 3 for j in range(4)] for i in range(len(rows))]
+    cells = [
+        TableCell(text=value, column_header=i == 0, **span(i, j))
+        for i, row in enumerate(rows)
+        for j, value in enumerate(row)
+        if not is_rich[i][j]
+    ]
+    caption = doc.add_text(
+        label=DocItemLabel.CAPTION, text=f"Table {k}: Revenue of segment {k} by region", prov=prov[0] if prov else None
+    )
+    table = doc.add_table(
+        data=TableData(num_rows=len(rows), num_cols=4, table_cells=cells),
+        caption=caption,
+        prov=prov[1] if prov else None,
+    )
+    for i, row in enumerate(rows):
+        if is_rich[i][3]:
+            group = doc.add_group(parent=table, label=GroupLabel.INLINE)
+            doc.add_text(parent=group, label=DocItemLabel.TEXT, text=row[3])
+            doc.add_text(parent=group, label=DocItemLabel.TEXT, text="note")
+            doc.add_table_cell(table_item=table, cell=RichTableCell(ref=group.get_ref(), text=row[3], **span(i, 3)))
+    return table
+
+
+def synthetic_doc(n_tables: int, family: str) -> Any:
+    """``n_tables`` tables, each with a caption, a lead-in naming it, a comment after it and a filler paragraph.
+
+    ``flow-section``: no layout, all in one section (HTML, DOCX, Markdown). ``flow-rich-cells``: the same with a rich
+    cell in every body row (HTML tables with links). ``layout-page``: one tall page holds everything.
+    ``layout-section``: one section over pages, four tables per letter-size page.
+    """
+    from docling_core.types.doc import BoundingBox, CoordOrigin, DocItemLabel, DoclingDocument, ProvenanceItem, Size
+
+    doc = DoclingDocument(name=f"{family}-{n_tables}")
+    layout = not family.startswith("flow-")
+    per_page = n_tables if family == "layout-page" else 4
+    block = 180.0  # points per table block: lead-in, caption, table, comment, filler
+    if layout:
+        pages = 1 if family == "layout-page" else (n_tables + per_page - 1) // per_page
+        height = 60 + per_page * block + 40
+        for p in range(1, pages + 1):
+            doc.add_page(page_no=p, size=Size(width=612, height=height))
+
+    def prov(page: int, top: float, bottom: float) -> Any:
+        if not layout:
+            return None
+        return ProvenanceItem(
+            page_no=page,
+            bbox=BoundingBox(l=72, t=top, r=540, b=bottom, coord_origin=CoordOrigin.TOPLEFT),
+            charspan=(0, 0),
+        )
+
+    doc.add_heading(text="Segment results", level=1, prov=prov(1, 30, 50))
+    for k in range(1, n_tables + 1):
+        page = 1 + (k - 1) // per_page
+        y = 60 + ((k - 1) % per_page) * block
+        doc.add_text(
+            label=DocItemLabel.TEXT,
+            text=f"Table {k} shows the revenue of segment {k}: every region grew, the largest by {k % 9 + 2} percent.",
+            prov=prov(page, y, y + 20),
+        )
+        _table(
+            doc,
+            k,
+            (prov(page, y + 22, y + 34), prov(page, y + 36, y + 120)) if layout else None,
+            rich=family == "flow-rich-cells",
+        )
+        doc.add_text(
+            label=DocItemLabel.TEXT,
+            text=f"Regional managers attribute the change in segment {k} to pricing and to new distribution partners.",
+            prov=prov(page, y + 124, y + 144),
+        )
+        doc.add_text(
+            label=DocItemLabel.TEXT,
+            text="The outlook remains cautious: input costs, currency effects and demand may stay volatile.",
+            prov=prov(page, y + 148, y + 176),
+        )
+    return doc
+
+
+def fixtures() -> list[tuple[str, Any]]:
+    from docling_core.types.doc import DoclingDocument
+
+    paths = sorted(FIXTURES.rglob("*.json"), key=lambda p: p.relative_to(FIXTURES).as_posix())
+    return [(p.relative_to(FIXTURES).as_posix(), DoclingDocument.load_from_json(p)) for p in paths]
+
+
+def repeated(doc: Any, times: int) -> Any:
+    from docling_core.types.doc import DoclingDocument
+
+    return doc if times == 1 else DoclingDocument.concatenate([doc] * times)
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# measuring
+
+
+def chunkers(tokenizer: Any) -> dict[str, Any]:
+    from docling_core.transforms.chunker.hybrid_chunker import HybridChunker
+
+    from docling_evidence import EvidenceChunker
+
+    return {"evidence": EvidenceChunker(tokenizer=tokenizer), "hybrid": HybridChunker(tokenizer=tokenizer)}
+
+
+def cpu_seconds(fn: Callable[[], Any], repeats: int) -> float:
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.process_time()
+        fn()
+        best = min(best, time.process_time() - start)
+    return best
+
+
+def time_docs(docs: list[Any], chunker_set: dict[str, Any], repeats: int) -> dict[str, float]:
+    return {
+        name: cpu_seconds(lambda c=chunker: [list(c.chunk(d)) for d in docs], repeats)
+        for name, chunker in chunker_set.items()
+    }
+
+
+def tokens_per_input(docs: list[Any]) -> dict[str, Any]:
+    """Tokens counted per document token, for each chunker, on ``docs``."""
+    from docling_core.transforms.chunker.hybrid_chunker import HybridChunker
+
+    from docling_evidence import EvidenceChunker
+
+    plain = counting_tokenizer()
+    doc_tokens = sum(document_tokens(d, plain) for d in docs)
+    out: dict[str, Any] = {"document_tokens": doc_tokens}
+    for name, cls in (("evidence", EvidenceChunker), ("hybrid", HybridChunker)):
+        tok = counting_tokenizer()
+        chunker = cls(tokenizer=tok)
+        for d in docs:
+            list(chunker.chunk(d))
+        out[name] = {"counted": tok.counted, "calls": tok.calls, "per_input_token": tok.counted / doc_tokens}
+    return out
+
+
+def import_cost() -> dict[str, Any]:
+    """Cold import + construction in a fresh interpreter (best of 3)."""
+    code = (
+        "import sys, time; c=time.process_time(); w=time.perf_counter()\n"
+        "from docling_evidence import EvidenceChunker\n"
+        "EvidenceChunker()\n"
+        "print(time.process_time()-c, time.perf_counter()-w, 'torch' in sys.modules, 'transformers' in sys.modules)"
+    )
+    env = {**os.environ, "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1"}
+    runs = []
+    for _ in range(3):
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+        cpu, wall, torch, transformers = out.stdout.split()
+        runs.append((float(cpu), float(wall), torch == "True", transformers == "True"))
+    best = min(runs)
+    return {
+        "cpu_s": best[0],
+        "wall_s": min(r[1] for r in runs),
+        "torch": any(r[2] for r in runs),
+        "transformers": any(r[3] for r in runs),
+    }
+
+
+def pipeline_cost() -> dict[str, Any]:
+    """CPU seconds per fixture for what one worker does per file (load the JSON, chunk, build the records), and the
+    worker's peak RSS, measured in a fresh interpreter after a warm-up (imports and tokenizer excluded)."""
+    code = (
+        "import resource, sys, time\n"
+        "from pathlib import Path\n"
+        "from docling_evidence.cli.main import ChunkSettings, process_file\n"
+        "files = sorted(Path(sys.argv[1]).rglob('*.json'))\n"
+        "s = ChunkSettings(); process_file(str(files[0]), s)\n"
+        "c = time.process_time()\n"
+        "bad = [o.error for o in (process_file(str(f), s) for f in files) if o.error]\n"
+        "print(time.process_time() - c, len(files), len(bad), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
+    )
+    env = {**os.environ, "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1"}
+    out = subprocess.run([sys.executable, "-c", code, str(FIXTURES)], capture_output=True, text=True, env=env)
+    if out.returncode != 0:
+        raise RuntimeError(out.stderr[-500:])
+    cpu, n, bad, rss = out.stdout.split()
+    return {"cpu_s_per_doc": float(cpu) / int(n), "docs": int(n), "failed": int(bad), "peak_rss_mib": int(rss) / 1024}
+
+
+def throughput(files: list[Path], copies: int) -> dict[str, Any]:
+    """Docs/s of the CLI on ``copies`` copies of ``files`` (wall clock, start-up included) for --jobs 1, --jobs 2
+    and --engine ray (a local Ray instance on this machine's CPUs)."""
+    env = {**os.environ, "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1"}
+    results: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory() as inputs:
+        for c in range(copies):
+            for k, f in enumerate(files):
+                shutil.copyfile(f, Path(inputs) / f"{c:02d}-{k:03d}-{f.name}")  # copies: the CLI dedups links
+        n = copies * len(files)
+        runs = (("--jobs 1", ["--jobs", "1"]), ("--jobs 2", ["--jobs", "2"]), ("--engine ray", ["--engine", "ray"]))
+        for label, extra in runs:
+            with tempfile.TemporaryDirectory() as tmp:
+                out = Path(tmp) / "out.jsonl"
+                cmd = [sys.executable, "-m", "docling_evidence.cli", "chunk", inputs, "-o", str(out), *extra]
+                start = time.perf_counter()
+                proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
+                wall = time.perf_counter() - start
+                ok = proc.returncode == 0
+                results[label] = {
+                    "docs": n,
+                    "wall_s": wall,
+                    "docs_per_s": n / wall if ok else None,
+                    "records": sum(1 for _ in out.open()) if ok and out.exists() else None,
+                    "error": None if ok else proc.stderr.strip().splitlines()[-1:],
+                }
+    return results
+
+
+def pack_queries(chunks: list[Any], scorer: Callable[[str, Any], Any]) -> list[tuple[str, list[Any]]]:
+    """Up to :data:`PACK_QUERIES_PER_DOC` queries about table rows of one document, each with its ranking: the first
+    piece of the row's unit (its caption/context piece, the case max-pooling gets wrong), the piece showing the row,
+    then the chunks of other units sharing most words with the query, :data:`PACK_UNITS` units in all."""
+    from docling_evidence.pack.lines import tag_arg
+
+    out: list[tuple[str, list[Any]]] = []
+    pieces = [c for c in chunks if c.meta.kind == "table"]
+    for piece in pieces[:: max(1, len(pieces) // PACK_QUERIES_PER_DOC)][:PACK_QUERIES_PER_DOC]:
+        lines = zip(piece.text.split("\n"), piece.meta.line_roles, strict=False)  # tags are empty when absent
+        rows = [line for line, tag in lines if tag_arg(tag)[0] == "row"]
+        if not rows:
+            continue
+        cells = [c.strip() for c in rows[len(rows) // 2].strip("|").split("|") if c.strip()]
+        query = f"What is the {' '.join(cells[1:2])} of {cells[0] if cells else ''}?"
+        unit = piece.meta.unit_id
+        first = next(c for c in chunks if c.meta.unit_id == unit)
+        others = [c for c in chunks if c.meta.unit_id != unit]
+        scores = scorer(query, [c.text for c in others])
+        by_unit: dict[str, Any] = {}
+        for _, c in sorted(zip(scores, range(len(others)), strict=True), key=lambda t: -t[0]):
+            by_unit.setdefault(others[c].meta.unit_id, others[c])
+        ranked = [first, *([piece] if piece is not first else []), *list(by_unit.values())[: PACK_UNITS - 1]]
+        out.append((query, ranked))
+    return out
+
+
+def pack_cost(docs: list[Any]) -> dict[str, Any]:
+    """CPU milliseconds per ``EvidenceChunker.pack`` call: median and 95th percentile over the queries of
+    :func:`pack_queries`, per budget, on a fresh chunker (cold: every chunk read and counted) and warm."""
+    from docling_evidence import EvidenceChunker
+    from docling_evidence.pack.scoring import lexical_scorer
+
+    cases = [(q, r) for d in docs for q, r in pack_queries(list(EvidenceChunker().chunk(d)), lexical_scorer)]
+    results: dict[str, Any] = {"queries": len(cases), "units": PACK_UNITS, "budgets": {}}
+    for budget in PACK_BUDGETS:
+        cold: list[float] = []
+        warm: list[float] = []
+        for query, ranked in cases:
+            chunker = EvidenceChunker()
+            start = time.process_time()
+            chunker.pack(query, ranked, budget)
+            cold.append(1000 * (time.process_time() - start))
+            start = time.process_time()
+            for _ in range(5):
+                chunker.pack(query, ranked, budget)
+            warm.append(1000 * (time.process_time() - start) / 5)
+        results["budgets"][str(budget)] = {"cold": _quantiles(cold), "warm": _quantiles(warm)}
+    return results
+
+
+def _quantiles(values: list[float]) -> dict[str, float]:
+    ordered = sorted(values)
+    if not ordered:
+        return {"median": 0.0, "p95": 0.0}
+    return {"median": ordered[len(ordered) // 2], "p95": ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]}
+
+
+def pack_markdown(pack: dict[str, Any], machine: str) -> str:
+    """The packing block of docs/performance.md."""
+    lines = [
+        f"Measured on {machine}: CPU milliseconds per `EvidenceChunker.pack` call, {pack['queries']} queries about a "
+        f"table row over the fixtures, {pack['units']} ranked units each (the row's unit first, led by its "
+        "caption/context piece), default lexical scorer; cold = a fresh chunker (every chunk read and its segments "
+        "counted again; the scorer's word sets are cached per process), warm = the same chunks packed before. "
+        "Target: under 5 ms per query.",
+        "",
+        "| budget (tokens) | cold median | cold p95 | warm median | warm p95 | met (warm median) |",
+        "|---:|---:|---:|---:|---:|---|",
+    ]
+    for budget, r in pack["budgets"].items():
+        met = "yes" if r["warm"]["median"] < 5.0 else "no"
+        lines.append(
+            f"| {budget} | {r['cold']['median']:.1f} | {r['cold']['p95']:.1f} | {r['warm']['median']:.1f} | "
+            f"{r['warm']['p95']:.1f} | {met} |"
+        )
+    return "\n".join(lines)
+
+
+def write_pack_docs(pack: dict[str, Any], machine: str) -> None:
+    """Replace the packing block of docs/performance.md (added at the end when absent)."""
+    block = pack_markdown(pack, machine)
+    text = DOC.read_text(encoding="utf-8")
+    if PACK_START not in text or PACK_END not in text:
+        text += f"\n## Packing\n\n{PACK_START}\n{PACK_END}\n"
+    head, rest = text.split(PACK_START, 1)
+    _, tail = rest.split(PACK_END, 1)
+    DOC.write_text(f"{head}{PACK_START}\n{block}\n{PACK_END}{tail}", encoding="utf-8")
+
+
+def run(quick: bool, repeats: int, with_throughput: bool) -> dict[str, Any]:
+    from docling_evidence.tokenizer import bundled_tokenizer
+
+    tokenizer = bundled_tokenizer()
+    chunker_set = chunkers(tokenizer)
+    warm = synthetic_doc(2, "layout-page")
+    for c in chunker_set.values():
+        list(c.chunk(warm))
+    results: dict[str, Any] = {
+        "machine": f"{platform.machine()}, {os.cpu_count()} CPUs",
+        "python": platform.python_version(),
+    }
+    results["import"] = import_cost()
+    print("import", results["import"], flush=True)
+
+    fx = fixtures()
+    docs = [d for _, d in fx]
+    per = {}
+    for name, d in fx:
+        per[name] = time_docs([d], chunker_set, repeats)
+    total = {k: sum(v[k] for v in per.values()) for k in ("evidence", "hybrid")}
+    results["fixtures"] = {
+        "n": len(fx),
+        "per_fixture": per,
+        "total": total,
+        "ratio": total["evidence"] / total["hybrid"],
+    }
+    print("fixtures", total, round(results["fixtures"]["ratio"], 3), flush=True)
+    results["tokens"] = tokens_per_input(docs)
+    print(
+        "tokens",
+        {k: v if not isinstance(v, dict) else round(v["per_input_token"], 3) for k, v in results["tokens"].items()},
+        flush=True,
+    )
+    results["pipeline"] = pipeline_cost()
+    print("pipeline", results["pipeline"], flush=True)
+
+    sizes = (1, 8, 64) if quick else (1, 8, 64, 512)
+    scale: list[dict[str, Any]] = []
+    for family in FAMILIES:
+        for n in sizes:
+            doc = synthetic_doc(n, family)
+            t = time_docs([doc], chunker_set, repeats if n <= 64 else 1)
+            scale.append({"family": family, "tables": n, **t, "ratio": t["evidence"] / t["hybrid"]})
+            print(scale[-1], flush=True)
+    base = dict(fx)[SCALE_FIXTURE] if SCALE_FIXTURE in dict(fx) else docs[0]
+    n_base = len(base.tables)
+    for times in (1, 8) if quick else (1, 8, 64):
+        doc = repeated(base, times)
+        t = time_docs([doc], chunker_set, repeats if times <= 8 else 1)
+        scale.append(
+            {
+                "family": f"fixture x{times}",
+                "tables": n_base * times,
+                "times": times,
+                **t,
+                "ratio": t["evidence"] / t["hybrid"],
+            }
+        )
+        print(scale[-1], flush=True)
+    results["scale"] = scale
+    if with_throughput:
+        files = sorted(FIXTURES.rglob("*.json"))
+        results["throughput"] = throughput(files, copies=1 if quick else 3)
+        print("throughput", results["throughput"], flush=True)
+    return results
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# report
+
+
+def markdown(results: dict[str, Any]) -> str:
+    fx = results["fixtures"]
+    tok = results["tokens"]
+    imp = results["import"]
+    tok_ok = "yes" if tok["evidence"]["per_input_token"] <= 1.5 else "no"
+    imp_ok = "yes" if imp["cpu_s"] < 1.5 and not imp["torch"] else "no"
+    lines = [
+        f"Measured on {results['machine']}, Python {results['python']}; CPU seconds, best of the repeats; "
+        "same tokenizer object for both chunkers.",
+        "",
+        "| target | measured | met |",
+        "|---|---|---|",
+        f"| fixtures: EvidenceChunker / HybridChunker CPU time <= 0.5x | {fx['ratio']:.2f}x "
+        f"({fx['total']['evidence']:.2f} s vs {fx['total']['hybrid']:.2f} s, {fx['n']} documents) | "
+        f"{'yes' if fx['ratio'] <= 0.5 else 'no'} |",
+        f"| every scale point <= 1.0x | worst {max(s['ratio'] for s in results['scale']):.2f}x | "
+        f"{'yes' if all(s['ratio'] <= 1.0 for s in results['scale']) else 'no'} |",
+        f"| tokens counted per document token <= 1.5 (fixtures) | {tok['evidence']['per_input_token']:.2f} "
+        f"(HybridChunker: {tok['hybrid']['per_input_token']:.2f}) | {tok_ok} |",
+        f"| cold import + `EvidenceChunker()` < 1.5 s, no torch | {imp['cpu_s']:.2f} s CPU "
+        f"({imp['wall_s']:.2f} s wall), torch imported: {imp['torch']} | {imp_ok} |",
+        "",
+        "Scaling (CPU seconds; `per table` is EvidenceChunker's time per table):",
+        "",
+        "| document | tables | EvidenceChunker s | HybridChunker s | ratio | per table ms |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for s in results["scale"]:
+        lines.append(
+            f"| {s['family']} | {s['tables']} | {s['evidence']:.3f} | {s['hybrid']:.3f} | {s['ratio']:.2f}x | "
+            f"{1000 * s['evidence'] / max(1, s['tables']):.2f} |"
+        )
+    pipe = results["pipeline"]
+    lines += [
+        "",
+        f"Per file, one worker (load the DoclingDocument JSON, chunk, build the records; {pipe['docs']} fixtures): "
+        f"{1000 * pipe['cpu_s_per_doc']:.0f} ms CPU per document; "
+        f"peak RSS of the worker {pipe['peak_rss_mib']:.0f} MiB.",
+    ]
+    per_doc = pipe["cpu_s_per_doc"]
+    core_hours = 10_000_000 * per_doc / 3600
+    lines += [
+        "",
+        f"Sizing 10 million documents of this kind (DoclingDocument JSON in, chunk records out) from that cost: "
+        f"{core_hours:,.0f} CPU-hours of chunking, i.e. one Ray actor (1 CPU, about "
+        f"{pipe['peak_rss_mib'] * 1.5 / 1024:.2f} GiB: the measured peak plus half) per worker "
+        "core:",
+        "",
+        "| actors (1 CPU each) | hours | memory for the actors |",
+        "|---:|---:|---:|",
+    ]
+    for workers in (16, 64, 256):
+        lines.append(
+            f"| {workers} | {core_hours / workers:,.1f} | {workers * pipe['peak_rss_mib'] * 1.5 / 1024:,.0f} GiB |"
+        )
+    if "throughput" in results:
+        lines += ["", "Throughput of `docling-evidence chunk` on the fixtures (wall clock, start-up included):", ""]
+        lines += ["| engine | documents | docs/s | wall s | records |", "|---|---:|---:|---:|---:|"]
+        for label, r in results["throughput"].items():
+            rate = f"{r['docs_per_s']:.2f}" if r["docs_per_s"] else f"failed: {r['error']}"
+            lines.append(f"| `{label}` | {r['docs']} | {rate} | {r['wall_s']:.1f} | {r['records']} |")
+    return "\n".join(lines)
+
+
+def plot(results: dict[str, Any], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    families = list(
+        dict.fromkeys(
+            s["family"].split(" x")[0] if s["family"].startswith("fixture") else s["family"] for s in results["scale"]
+        )
+    )
+    for fam in families:
+        pts = [
+            s
+            for s in results["scale"]
+            if (s["family"].startswith("fixture") and fam == "fixture") or s["family"] == fam
+        ]
+        xs = [s["tables"] for s in pts]
+        ax.plot(xs, [s["evidence"] for s in pts], marker="o", label=f"EvidenceChunker, {fam}")
+        ax.plot(xs, [s["hybrid"] for s in pts], marker="x", linestyle="--", label=f"HybridChunker, {fam}")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("tables in the document")
+    ax.set_ylabel("CPU seconds")
+    ax.set_title("Chunking time against document size (log-log; slope 1 = linear)")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
+def write_docs(results: dict[str, Any]) -> None:
+    block = markdown(results)
+    text = DOC.read_text(encoding="utf-8") if DOC.exists() else f"# Performance\n\n{START}\n{END}\n"
+    if START not in text or END not in text:
+        text += f"\n{START}\n{END}\n"
+    head, rest = text.split(START, 1)
+    _, tail = rest.split(END, 1)
+    DOC.write_text(f"{head}{START}\n{block}\n{END}{tail}", encoding="utf-8")
+    plot(results, PLOT)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="1-64 tables and fixtures x1-x8 only")
+    parser.add_argument("--repeats", type=int, default=3, help="runs per measurement (the best counts)")
+    parser.add_argument("--throughput", action="store_true", help="also time the CLI with --jobs 1/2 and Ray")
+    parser.add_argument("--write-docs", action="store_true", help="update docs/performance.md and the plot")
+    parser.add_argument("--pack", action="store_true", help="measure only the cost of EvidenceChunker.pack")
+    parser.add_argument("--json", type=Path, help="write the raw results here")
+    parser.add_argument("--from-json", type=Path, help="report earlier raw results instead of measuring")
+    args = parser.parse_args(argv)
+    if args.pack:
+        if not FIXTURES.is_dir():
+            print(f"no fixtures at {FIXTURES}: nothing to measure")
+            return 0
+        machine = f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}"
+        pack = pack_cost([d for _, d in fixtures()])
+        print(pack_markdown(pack, machine))
+        if args.json:
+            args.json.write_text(json.dumps(pack, indent=1), encoding="utf-8")
+        if args.write_docs:
+            write_pack_docs(pack, machine)
+        return 0
+    if args.from_json:
+        results = json.loads(args.from_json.read_text(encoding="utf-8"))
+    elif not FIXTURES.is_dir():
+        print(f"no fixtures at {FIXTURES}: nothing to measure")
+        return 0
+    else:
+        results = run(args.quick, args.repeats, args.throughput)
+    print(markdown(results))
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=1), encoding="utf-8")
+    if args.write_docs:
+        write_docs(results)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
