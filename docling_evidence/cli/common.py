@@ -2,7 +2,8 @@
 
 Exit codes of every command: 0 done, 1 some inputs failed (each reported on its own line, the rest processed),
 2 usage error (nothing processed), 130 / 143 stopped by SIGINT / SIGTERM, 141 stdout closed by its reader
-(``| head``: stopped without a message, as coreutils' commands end). Only typer and rich are imported here.
+(``| head``: stopped without a message, as coreutils' commands end). Only typer, rich and the standard-library-only
+:mod:`docling_evidence.batch.environment` are imported here.
 """
 
 from __future__ import annotations
@@ -13,13 +14,16 @@ import os
 import signal
 import sys
 import threading
-import warnings
 from collections.abc import Iterator, Sequence
 from types import FrameType
+from typing import Any
 
 import typer
 from rich.console import Console
 from rich.markup import escape
+from typer.core import TyperGroup
+
+from docling_evidence.batch.environment import library_verbosity
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -55,6 +59,12 @@ def warning(message: str) -> None:
     stderr().print(f"[yellow]warning:[/] {escape(line)}")
 
 
+def report_warnings(path: str, messages: Sequence[str]) -> None:
+    """Print each of the warnings collected while processing ``path`` as a ``warning:`` line naming the file."""
+    for message in messages:
+        warning(f"{path}: {message}")
+
+
 def usage_error(message: str) -> typer.Exit:
     """Print ``error: message`` and return the exit (code 2) to raise: ``raise usage_error("...")``."""
     error(message)
@@ -76,13 +86,19 @@ def broken_pipe() -> typer.Exit:
     return typer.Exit(EXIT_BROKEN_PIPE)
 
 
-@contextlib.contextmanager
-def quiet_broken_pipe() -> Iterator[None]:
-    """Turn a :class:`BrokenPipeError` raised in the block (stdout's reader went away) into :func:`broken_pipe`."""
-    try:
-        yield
-    except BrokenPipeError:
-        raise broken_pipe() from None
+class CommandGroup(TyperGroup):
+    """The click group of a ``docling-evidence`` app (``typer.Typer(cls=CommandGroup)``): a command that raises
+    :class:`BrokenPipeError` (the reader of its output went away: ``| head``) ends with :func:`broken_pipe`.
+
+    This is the one place a broken pipe is handled: commands only let it through their own ``OSError`` handling.
+    Below click's own handler, which would turn it into exit code 1."""
+
+    def invoke(self, ctx: Any) -> Any:
+        """Run the command of ``ctx``; see the class docstring."""
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError:
+            raise broken_pipe() from None
 
 
 class Stopped(BaseException):
@@ -158,8 +174,7 @@ def third_party_logs(verbose: bool) -> None:
     reach the user as our own one-line message anyway. Also sets the libraries' environment variables, which they
     read when first imported (the hub sets its logger's level then)."""
     level = logging.WARNING if verbose else logging.ERROR
-    os.environ["HF_HUB_VERBOSITY"] = "warning" if verbose else "error"
-    os.environ["TRANSFORMERS_VERBOSITY"] = "warning" if verbose else "error"
+    library_verbosity(verbose)
     for name in THIRD_PARTY_LOGGERS:
         logging.getLogger(name).setLevel(level)
 
@@ -202,47 +217,6 @@ def _writes_to_fd(stream: object, fd: int) -> bool:
         return stream.fileno() == fd  # type: ignore[attr-defined]
     except (AttributeError, OSError, ValueError):  # a captured stream (tests) has no descriptor
         return False
-
-
-class _Collect(logging.Handler):
-    def __init__(self, sink: list[str]) -> None:
-        super().__init__(logging.WARNING)
-        self.sink = sink
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.sink.append(record.getMessage())
-
-
-@contextlib.contextmanager
-def collect_warnings(
-    loggers: Sequence[str] = ("docling_evidence", "docling_core", "docling", "bs4"),
-) -> Iterator[list[str]]:
-    """Collect, instead of printing, the warnings raised in the block: ``warnings.warn`` (docling-core's
-    UserWarnings) and WARNING-or-above records of ``loggers``. Yields the list of one-line messages (in order, each
-    once), filled when the block ends; the caller prints them with the file they are about. ``bs4`` is Docling's
-    HTML parser ("Some characters could not be decoded ...").
-    """
-    messages: list[str] = []
-    handler = _Collect(messages)
-    saved = []
-    for name in loggers:
-        logger = logging.getLogger(name)
-        saved.append((logger, logger.propagate))
-        logger.addHandler(handler)
-        logger.propagate = False
-    result: list[str] = []
-    try:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            warnings.filterwarnings("ignore", category=DeprecationWarning)
-            warnings.filterwarnings("ignore", category=PendingDeprecationWarning)
-            yield result
-    finally:
-        for logger, propagate in saved:
-            logger.removeHandler(handler)
-            logger.propagate = propagate
-        messages.extend(str(w.message) for w in caught)
-        result.extend(dict.fromkeys(" ".join(m.split()) for m in messages if m.strip()))
 
 
 _USAGE_ERROR: type[Exception] = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "UsageError")

@@ -33,6 +33,15 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from docling_evidence.batch import (
+    ChunkSettings,
+    FileOutcome,
+    chunker_for,
+    internal_error,
+    process_file,
+    quiet_environment,
+)
+
 COLUMNS = ("source", "text", "meta", "chunk", "error")
 """Columns of a chunk row."""
 
@@ -57,21 +66,18 @@ class ChunkDocuments:
         table_format: str | None = None,
         per_file: bool = False,
     ) -> None:
-        from docling_evidence.cli.main import ChunkSettings, _chunker_for, _quiet_environment
-
-        _quiet_environment()
+        quiet_environment()
         self.settings = ChunkSettings(max_tokens, tokenizer, bbox_threshold, table_format)
         self.per_file = per_file
-        _chunker_for(self.settings)  # the chunker (and its tokenizer) once per actor
+        chunker_for(self.settings)  # the chunker (and its tokenizer) once per actor
         self._tmp = tempfile.mkdtemp(prefix="docling-evidence-ray-")
 
     def __del__(self) -> None:
         shutil.rmtree(getattr(self, "_tmp", ""), ignore_errors=True)
 
-    def process(self, path: str, data: bytes | None = None) -> Any:
-        """The CLI's ``FileOutcome`` of one file (read from ``path``, or from ``data`` when given)."""
-        from docling_evidence.cli.main import process_file
-
+    def process(self, path: str, data: bytes | None = None) -> FileOutcome:
+        """The :class:`~docling_evidence.batch.FileOutcome` of one file (read from ``path``, or from ``data`` when
+        given), as the command line's local engine makes it."""
         if data is None:
             return process_file(path, self.settings)
         local = Path(self._tmp) / Path(path).name
@@ -106,8 +112,6 @@ class ChunkDocuments:
                 outcome = self.process(path, None if data is None else data[k])
                 records, error, warnings = outcome.records, outcome.error, outcome.warnings
             except Exception as exc:  # never fail the job: the file becomes an error row
-                from docling_evidence.cli.main import internal_error
-
                 records, error = [], internal_error(path, exc)
             if self.per_file:
                 out["source"].append(path)
@@ -181,10 +185,14 @@ def write_jsonl(dataset: Any, path: str | Path) -> int:
     return count
 
 
-def connect(address: str | None = None, num_cpus: int | None = None, verbose: bool = True) -> None:
+def connect(address: str | None = None, num_cpus: int | None = None, verbose: bool = True) -> bool:
     """Join the Ray cluster at ``address`` (``"auto"``, ``"ray://host:10001"``), or start a local one with ``num_cpus``
     CPUs (default: all) when ``address`` is None; nothing when Ray is already initialised. Ray's Python warnings
     (its token-authentication notice at start-up) are shown only when ``verbose``.
+
+    Returns:
+        True when this call initialised Ray, so the caller owns ``ray.shutdown()``; False when Ray was already
+        initialised by someone else, whose Ray must keep running.
 
     Raises:
         RuntimeError: when Ray cannot start or connect (one line, naming the cause).
@@ -192,7 +200,7 @@ def connect(address: str | None = None, num_cpus: int | None = None, verbose: bo
     import ray
 
     if ray.is_initialized():
-        return
+        return False
     level = logging.WARNING if verbose else logging.ERROR
     logging.getLogger("ray").setLevel(level)
     logging.getLogger("ray.data").setLevel(level)
@@ -209,6 +217,7 @@ def connect(address: str | None = None, num_cpus: int | None = None, verbose: bo
         where = f"the Ray cluster at {address}" if address else "a local Ray instance"
         message = " ".join(str(exc).split())[:200]
         raise RuntimeError(f"could not start or join {where}: {type(exc).__name__}: {message}") from exc
+    return True
 
 
 def chunk_files(

@@ -10,9 +10,9 @@ import warnings
 import pytest
 import typer
 
+from docling_evidence.batch import collect_warnings
 from docling_evidence.cli.common import (
     Stopped,
-    collect_warnings,
     run_app,
     stop_on_signals,
     usage_error,

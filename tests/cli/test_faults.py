@@ -25,7 +25,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from docling_evidence.cli.main import app, report_names
+from docling_evidence.cli.inspect_command import report_names
+from docling_evidence.cli.main import app
 from tests.cli.conftest import build_doc
 
 REPO = Path(__file__).resolve().parents[2]
@@ -214,7 +215,7 @@ def test_missing_input_is_reported_before_the_tokenizer_loads(
         raise AssertionError("the tokenizer must not load when no input exists")
 
     monkeypatch.setattr("docling_evidence.pipeline.make_chunker", never)
-    monkeypatch.setattr("docling_evidence.cli.main._CHUNKERS", {})
+    monkeypatch.setattr("docling_evidence.batch.process._CHUNKERS", {})
     result = runner.invoke(app, ["chunk", str(tmp_path / "missing.json"), "-o", str(tmp_path / "out.jsonl")])
     assert result.exit_code == 1
     assert _errors(result.stderr) == [f"error: {tmp_path / 'missing.json'}: no such file or folder (check the path)"]

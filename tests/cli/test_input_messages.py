@@ -209,7 +209,7 @@ def test_a_trial_run_failing_otherwise_gives_no_limit_instead_of_escaping(monkey
     must end the search (no advice), not raise out of that handler past the per-file error line."""
     from dataclasses import dataclass
 
-    from docling_evidence.cli import limit_search
+    from docling_evidence.batch import limit_search
 
     @dataclass(frozen=True)
     class Settings:

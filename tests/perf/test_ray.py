@@ -10,7 +10,7 @@ import pytest
 
 ray = pytest.importorskip("ray")
 
-from docling_evidence.cli.main import ChunkSettings, process_file  # noqa: E402
+from docling_evidence.batch import ChunkSettings, process_file  # noqa: E402
 from docling_evidence.integrations.ray import chunk_dataset, chunk_files, iter_records, write_jsonl  # noqa: E402
 
 FIXTURES = Path(__file__).resolve().parents[3] / "shared" / "fixtures"
@@ -103,3 +103,21 @@ def test_the_ray_engine_prints_only_our_lines(inputs, tmp_path) -> None:
     assert lines[0].startswith(f"error: {inputs[1]}: corrupt JSON")
     assert lines[1].startswith("2 file(s) chunked into ") and lines[1].endswith("1 input(s) failed")
     assert out.read_text(encoding="utf-8").count("\n") > 0
+
+
+def test_the_ray_engine_leaves_a_ray_the_caller_started_running(inputs, local_ray, tmp_path) -> None:
+    """`chunk --engine ray` run in a process whose Ray is already initialised joins that Ray and leaves it running:
+    only a Ray the command started itself is shut down when it ends."""
+    from typer.testing import CliRunner
+
+    from docling_evidence.cli.main import app
+    from docling_evidence.integrations.ray import connect
+
+    assert connect() is False  # already initialised: nothing started, nothing for us to shut down
+    out = tmp_path / "chunks.jsonl"
+    result = CliRunner().invoke(app, ["chunk", str(inputs[0]), "--engine", "ray", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert ray.is_initialized()
+    assert ray.cluster_resources().get("CPU") == 2  # still the caller's Ray, not one the command started
+    expected = process_file(str(inputs[0]), ChunkSettings()).records
+    assert [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()] == expected

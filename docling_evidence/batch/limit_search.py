@@ -1,4 +1,4 @@
-"""The ``--max-tokens`` that works for a file the chunker refused at a smaller one, and the CLI's advice naming it.
+"""The ``--max-tokens`` that works for a file the chunker refused at a smaller one, and the advice naming it.
 
 The chunker's "token limit too small" message speaks to Python callers ("use a tokenizer with a larger max_tokens");
 a command-line user needs the option to change and a value for it. The document is at hand when the error happens,
@@ -16,7 +16,8 @@ from typing import Any, Protocol
 
 
 class Settings(Protocol):
-    """The CLI's ``ChunkSettings`` (a frozen dataclass): what :func:`smallest_max_tokens` rebuilds a chunker from."""
+    """A :class:`~docling_evidence.batch.process.ChunkSettings` (a frozen dataclass): what
+    :func:`smallest_max_tokens` rebuilds a chunker from."""
 
     max_tokens: int | None
     tokenizer: str | None
@@ -109,8 +110,9 @@ _API_ADVICE = "use a tokenizer with a larger max_tokens"
 
 
 def limit_advice(exc: Exception, doc: Any, settings: Settings) -> str:
-    """The chunker's "token limit too small" message with the advice in the CLI's terms: the ``--max-tokens`` that
-    works for this file (searched when the document is at hand), ``--table-format markdown`` for the compact one."""
+    """The chunker's "token limit too small" message with the advice in the command line's terms: the
+    ``--max-tokens`` that works for this file (searched when the document is at hand), ``--table-format markdown``
+    for the compact one."""
     from docling_evidence.tokenizer import DEFAULT_MAX_TOKENS
 
     failed = settings.max_tokens or DEFAULT_MAX_TOKENS
