@@ -329,7 +329,9 @@ def _with_context(
     # a table without a "Table 3" label may be titled by the heading right above it ("SCHEDULE")
     titles = {pos: table_title(index, pos) for pos, label in labels.items() if label is None}
     labels.update({pos: title_label(title) for pos, title in titles.items() if title})
-    ctx = build_context_index(index, labels, [t for t in titles.values() if t], {u.position: u.rows for u in units})
+    ctx = build_context_index(
+        index, labels, [t for t in titles.values() if t], {u.position: u.rows for u in units}, params=request.context
+    )
     budget = request.budget
     keep_context = request.keep_context
     with_context_units = []
@@ -356,6 +358,7 @@ def _with_context(
             count_text=request.count_text,
             text_end=text_end,
             keep=(lambda idxs, table=unit.table: keep_context(table, idxs)) if keep_context else None,
+            params=request.context,
         )
         with_context_units.append(
             dataclasses.replace(

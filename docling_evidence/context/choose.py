@@ -39,15 +39,15 @@ from docling_evidence.context.candidates import (
     introduces_a_table,
 )
 from docling_evidence.context.index import ContextIndex, build_context_index
-from docling_evidence.context.params import ContextParams
+from docling_evidence.context.params import DEFAULT_PARAMS, ContextParams
 from docling_evidence.context.relevance import Placement, ScoredSentence, Tier, quotes_value, relevant_sentences
-from docling_evidence.context.terms import DEFAULT_PARAMS, TableTerms, table_terms
+from docling_evidence.context.terms import TableTerms, table_terms
 from docling_evidence.document.index import DocIndex
 from docling_evidence.units.captions import looks_like_caption, looks_like_figure_caption
 from docling_evidence.units.deixis import position_label
 
 __all__ = [
-    "ContextBudget",
+    "ChoiceBudget",
     "ContextChoice",
     "ContextTarget",
     "build_context_index",
@@ -93,7 +93,7 @@ class ContextTarget:
 
 
 @dataclass(frozen=True)
-class ContextBudget:
+class ChoiceBudget:
     """How many tokens the chosen sentences may take."""
 
     tokens: int
@@ -131,13 +131,13 @@ def choose_context(
     params: ContextParams = DEFAULT_PARAMS,
 ) -> ContextChoice:
     """:func:`choose` with the target and the budget given field by field (see :class:`ContextTarget` and
-    :class:`ContextBudget`: ``budget`` is ``ContextBudget.tokens``, ``naming_budget`` its ``naming_tokens``)."""
+    :class:`ChoiceBudget`: ``budget`` is ``ChoiceBudget.tokens``, ``naming_budget`` its ``naming_tokens``)."""
     target = ContextTarget(t_idx, terms, excluded, bbox_threshold, text_end or {}, keep)
-    return choose(ctx, target, ContextBudget(budget, count_text, room, naming_budget), params)
+    return choose(ctx, target, ChoiceBudget(budget, count_text, room, naming_budget), params)
 
 
 def choose(
-    ctx: ContextIndex, target: ContextTarget, budget: ContextBudget, params: ContextParams = DEFAULT_PARAMS
+    ctx: ContextIndex, target: ContextTarget, budget: ChoiceBudget, params: ContextParams = DEFAULT_PARAMS
 ) -> ContextChoice:
     """Choose the context of ``target`` within ``budget``: the candidates (:mod:`.candidates`), the relevant
     sentences of each (:mod:`.relevance`), the paragraphs ranked, then the sentences taken pass by pass while they
@@ -243,7 +243,7 @@ def _pass_order(
 class _Taking:
     """The sentences taken so far, per paragraph in the order paragraphs were first taken, and their tokens."""
 
-    def __init__(self, ctx: ContextIndex, target: ContextTarget, budget: ContextBudget) -> None:
+    def __init__(self, ctx: ContextIndex, target: ContextTarget, budget: ChoiceBudget) -> None:
         self.ctx = ctx
         self.target = target
         self.count_text = budget.count_text

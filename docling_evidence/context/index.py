@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 
 from docling_core.types.doc import PictureItem, TextItem
 
-from docling_evidence.context.params import ContextParams
-from docling_evidence.context.terms import DEFAULT_PARAMS, distinctive_value
+from docling_evidence.context.params import DEFAULT_PARAMS, ContextParams
+from docling_evidence.context.terms import distinctive_value
 from docling_evidence.document.index import DocIndex
 from docling_evidence.document.layout import Box
 from docling_evidence.tables.rows import TableRows

@@ -117,3 +117,7 @@ class ContextParams(BaseModel):
         description="A number with a decimal point is distinctive with at least this many significant digits "
         "('98.5', '0.316'), or distinctive_min_digits without one.",
     )
+
+
+DEFAULT_PARAMS = ContextParams()
+"""The measured rules, for callers that pass none."""

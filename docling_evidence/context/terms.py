@@ -6,13 +6,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from docling_evidence.context.params import ContextParams
+from docling_evidence.context.params import DEFAULT_PARAMS, ContextParams
 from docling_evidence.tables.rows import TableRows
 from docling_evidence.text.words import content_words, numbers, significant_digits
 from docling_evidence.units.captions import normalize_label
-
-DEFAULT_PARAMS = ContextParams()
-"""The measured rules, for callers that pass none."""
 
 _YEAR = re.compile(r"(?:19|20)\d\d")
 

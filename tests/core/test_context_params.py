@@ -8,6 +8,8 @@ from docling_core.types.doc import DocItemLabel, DoclingDocument
 from docs_builder import table_data
 from pydantic import ValidationError
 
+from docling_evidence.assemble.units import ContextBudget as UnitContextBudget
+from docling_evidence.assemble.units import UnitRequest, build_units
 from docling_evidence.context.choose import ContextChoice, build_context_index, choose_context, table_terms
 from docling_evidence.context.params import ContextParams
 from docling_evidence.context.relevance import Placement, Tier, relevant_sentences
@@ -139,3 +141,19 @@ def test_a_sentence_naming_the_table_and_the_one_after_it_carry_their_tier() -> 
     sentences = relevant_sentences(ctx, para, terms, frozenset({terms.label}), Placement(), ContextParams())
     assert [(s.k, s.tier) for s in sentences] == [(0, Tier.NAMING), (1, Tier.AFTER_NAMING)]
     assert sentences[0].weight == 2.0  # the mention opens the sentence: the table is its subject
+
+
+def test_the_units_read_the_context_rules_of_their_request() -> None:
+    doc = _section_doc()
+    default_request = UnitRequest(count_text=len, budget=UnitContextBudget(flow=1000))
+    (unit,) = build_units(doc, build_index(doc), default_request)
+    assert [it.text for it in unit.context_before] == [
+        "Sales grew in every region last year.",
+        "Offices opened in two new cities.",
+        "Amounts are in dollars.",
+    ]
+    nearest = UnitRequest(
+        count_text=len, budget=UnitContextBudget(flow=1000), context=ContextParams(reading_order_neighbours=1)
+    )
+    (unit,) = build_units(doc, build_index(doc), nearest)
+    assert [it.text for it in unit.context_before] == ["Amounts are in dollars."]
