@@ -312,6 +312,25 @@ class _Unit:
     members: dict[str, tuple[str, Any]]
 
 
+@dataclass
+class _Report:
+    """What every section of one report reads: the chunks with their members, texts and token counts, the table
+    units, and the boxes drawn on the pages."""
+
+    doc: DoclingDocument
+    chunks: Sequence[Any]
+    chunk_members: list[list[tuple[str, Any]]]
+    texts: list[str]
+    tokens: list[int | None]
+    limit: int | None
+    layout: bool
+    units: dict[str, _Unit]
+    parts: dict[str, list[str]]
+    summary: _Summaries
+    unit_boxes: dict[str, list[_Box]]
+    background: list[_Box]
+
+
 def render_report(
     doc: DoclingDocument,
     chunks: Sequence[Any],
@@ -336,15 +355,43 @@ def render_report(
         citations: a ``docling_evidence.cite.check.CitationReport`` to show first, its evidence boxes outlined on the
         pages.
     """
+    report = _gather(doc, chunks, chunker)
+    out = _head(report, source or doc.name, chunker)
+    if citations is not None:
+        out.append(citations_section(doc, citations, page_width, report.background if report.layout else []))
+    out.extend(_pages_section(report, page_width))
+    out.append(f"<h2>Table units ({len(report.units)})</h2>")
+    out.extend(_unit_card(report, uid, unit, thumb_width) for uid, unit in report.units.items())
+    out.append(f"<h2>All chunks in reading order ({len(chunks)})</h2>")
+    out.extend(_chunk_section(report, index) for index in range(len(chunks)))
+    out.append("</main></body></html>")
+    return "\n".join(out) + "\n"
+
+
+def _gather(doc: DoclingDocument, chunks: Sequence[Any], chunker: BaseChunker | None) -> _Report:
+    """Read what the report shows: every chunk's members, text and tokens; the table units and their boxes."""
     from docling_evidence.pipeline import count_tokens, max_tokens_of
 
-    name = source or doc.name
     limit = max_tokens_of(chunker) if chunker is not None else None
     layout = _has_layout(doc)
     chunk_members = [_members(doc, c) for c in chunks]
     texts = [chunker.contextualize(c) if chunker is not None else c.text for c in chunks]
     tokens = [count_tokens(chunker, t) if chunker is not None else None for t in texts]
+    units = _table_units(chunks, chunk_members)
+    # a table continued over pages is one unit of several TableItems: each part is labelled "part k/n"
+    parts = {uid: [r for r, (role, _) in u.members.items() if role == "table"] for uid, u in units.items()}
+    notes = {r: f"part {k + 1}/{len(p)}" for p in parts.values() if len(p) > 1 for k, r in enumerate(p)}
+    summary = _Summaries(doc)
+    unit_boxes = {uid: _boxes(doc, u.members.values(), summary, notes) if layout else [] for uid, u in units.items()}
+    items = (("text", it) for it, _ in doc.iterate_items(with_groups=False))
+    background = _boxes(doc, items, summary) if layout else []
+    return _Report(
+        doc, chunks, chunk_members, texts, tokens, limit, layout, units, parts, summary, unit_boxes, background
+    )
 
+
+def _table_units(chunks: Sequence[Any], chunk_members: list[list[tuple[str, Any]]]) -> dict[str, _Unit]:
+    """The table units by unit id, in order of their first piece, each with its colour and tag (T1, T2, ...)."""
     units: dict[str, _Unit] = {}
     for index, (chunk, members) in enumerate(zip(chunks, chunk_members, strict=True)):
         if getattr(chunk.meta, "kind", "text") != "table":
@@ -356,27 +403,25 @@ def render_report(
         units[uid].pieces.append(index)
         for role, item in members:
             units[uid].members.setdefault(item.self_ref, (role, item))
-    # a table continued over pages is one unit of several TableItems: each part is labelled "part k/n"
-    parts = {uid: [r for r, (role, _) in u.members.items() if role == "table"] for uid, u in units.items()}
-    notes = {r: f"part {k + 1}/{len(p)}" for p in parts.values() if len(p) > 1 for k, r in enumerate(p)}
-    summary = _Summaries(doc)
-    unit_boxes = {uid: _boxes(doc, u.members.values(), summary, notes) if layout else [] for uid, u in units.items()}
-    items = (("text", it) for it, _ in doc.iterate_items(with_groups=False))
-    background = _boxes(doc, items, summary) if layout else []
+    return units
 
+
+def _head(report: _Report, name: str, chunker: BaseChunker | None) -> list[str]:
+    """The document's head, its title line (counts and chunker settings) and the legend."""
+    doc = report.doc
     settings = []
     for attr in ("table_format", "bbox_threshold"):
         value = getattr(chunker, attr, None) if chunker is not None else None
         if value is not None:
             settings.append(f"{attr.replace('_', ' ')} {value}")
-    if limit:
-        settings.append(f"limit {limit} tokens")
-    out = [
+    if report.limit:
+        settings.append(f"limit {report.limit} tokens")
+    return [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
         f"<title>{_esc(name)} · docling-evidence inspector</title>",
         f"<style>{_CSS}</style></head><body>",
-        f"<header><h1>{_esc(name)}</h1><p>{len(chunks)} chunks · {len(units)} table units"
+        f"<header><h1>{_esc(name)}</h1><p>{len(report.chunks)} chunks · {len(report.units)} table units"
         + (f" · {len(doc.pages)} pages" if doc.pages else "")
         + (f" · {_esc(' · '.join(settings))}" if settings else "")
         + "</p></header><main>",
@@ -386,79 +431,86 @@ def render_report(
         " Click a page to enlarge it."
         "</em></p>",
     ]
-    if citations is not None:
-        out.append(citations_section(doc, citations, page_width, background if layout else []))
-    if layout:
-        out.append('<h2>Pages</h2><div class="pages" id="pages">')
-        highlights = [(u.colour, u.tag, unit_boxes[uid]) for uid, u in units.items()]
-        for page_no in sorted(doc.pages):
-            if _drawable(doc, page_no):
-                svg = _page_svg(doc, page_no, page_width, background, highlights)
-                out.append(_page_figure(svg, page_no, f"page-{page_no}", "pages"))
-        out.append("</div>")
-        if bad := non_finite_boxes(doc):
-            message = f"{bad} bounding box(es) with a NaN or infinite coordinate are not drawn"
-            warnings.warn(message, UserWarning, stacklevel=2)
-            out.append(f'<p class="muted" id="non-finite">{_esc(message)}.</p>')
-    elif doc.pages:
-        out.append('<p class="muted">No item carries a bounding box: pages are not drawn.</p>')
-    else:
-        out.append('<p class="muted">This document has no page layout (e.g. converted from HTML or DOCX).</p>')
 
-    out.append(f"<h2>Table units ({len(units)})</h2>")
-    for uid, unit in units.items():
-        first = chunks[unit.pieces[0]].meta
-        span = sorted({p for i in unit.pieces for p in (getattr(chunks[i].meta, "page_span", []) or [])})
-        pieces = "".join(
-            f"<div>piece {k + 1}/{len(unit.pieces)} (chunk #{i + 1}): {_token_bar(tokens[i], limit)}</div>"
-            for k, i in enumerate(unit.pieces)
-        )
-        thumbs = ""
-        if layout:
-            mine = [(unit.colour, unit.tag, unit_boxes[uid])]
-            thumbs = (
-                '<div class="thumbs">'
-                + "".join(
-                    _page_figure(_page_svg(doc, p, thumb_width, background, mine), p, f"{unit.tag}-page-{p}", unit.tag)
-                    for p in sorted({b.page for b in unit_boxes[uid]})
+
+def _pages_section(report: _Report, page_width: int) -> list[str]:
+    """Every drawable page with the table units outlined, or the line saying why no page is drawn."""
+    doc = report.doc
+    if not report.layout:
+        if doc.pages:
+            return ['<p class="muted">No item carries a bounding box: pages are not drawn.</p>']
+        return ['<p class="muted">This document has no page layout (e.g. converted from HTML or DOCX).</p>']
+    out = ['<h2>Pages</h2><div class="pages" id="pages">']
+    highlights = [(u.colour, u.tag, report.unit_boxes[uid]) for uid, u in report.units.items()]
+    for page_no in sorted(doc.pages):
+        if _drawable(doc, page_no):
+            svg = _page_svg(doc, page_no, page_width, report.background, highlights)
+            out.append(_page_figure(svg, page_no, f"page-{page_no}", "pages"))
+    out.append("</div>")
+    if bad := non_finite_boxes(doc):
+        message = f"{bad} bounding box(es) with a NaN or infinite coordinate are not drawn"
+        warnings.warn(message, UserWarning, stacklevel=3)  # at render_report's caller
+        out.append(f'<p class="muted" id="non-finite">{_esc(message)}.</p>')
+    return out
+
+
+def _unit_card(report: _Report, uid: str, unit: _Unit, thumb_width: int) -> str:
+    """One table unit's card: caption, members of all its pieces, each piece's tokens, its pages to scale."""
+    chunks = report.chunks
+    first = chunks[unit.pieces[0]].meta
+    span = sorted({p for i in unit.pieces for p in (getattr(chunks[i].meta, "page_span", []) or [])})
+    pieces = "".join(
+        f"<div>piece {k + 1}/{len(unit.pieces)} (chunk #{i + 1}): {_token_bar(report.tokens[i], report.limit)}</div>"
+        for k, i in enumerate(unit.pieces)
+    )
+    thumbs = ""
+    if report.layout:
+        mine = [(unit.colour, unit.tag, report.unit_boxes[uid])]
+        thumbs = (
+            '<div class="thumbs">'
+            + "".join(
+                _page_figure(
+                    _page_svg(report.doc, p, thumb_width, report.background, mine), p, f"{unit.tag}-page-{p}", unit.tag
                 )
-                + "</div>"
+                for p in sorted({b.page for b in report.unit_boxes[uid]})
             )
-        out.append(
-            f'<section class="chunk" id="{_esc(unit.tag)}" style="border-left-color:{unit.colour}"><div class="body">'
-            f'<h3><b style="color:{unit.colour}">{_esc(unit.tag)}</b> · <code>{_esc(uid)}</code> · '
-            f"{len(unit.pieces)} piece{'s' if len(unit.pieces) > 1 else ''} · {_esc(_pages_text(span))}"
-            + (f" · continued table: {len(parts[uid])} parts" if len(parts[uid]) > 1 else "")
-            + "</h3>"
-            f"{_caption_line(first)}{_members_list(list(unit.members.values()), summary)}{pieces}</div>"
-            f"{thumbs}</section>"
+            + "</div>"
         )
+    parts = report.parts[uid]
+    return (
+        f'<section class="chunk" id="{_esc(unit.tag)}" style="border-left-color:{unit.colour}"><div class="body">'
+        f'<h3><b style="color:{unit.colour}">{_esc(unit.tag)}</b> · <code>{_esc(uid)}</code> · '
+        f"{len(unit.pieces)} piece{'s' if len(unit.pieces) > 1 else ''} · {_esc(_pages_text(span))}"
+        + (f" · continued table: {len(parts)} parts" if len(parts) > 1 else "")
+        + "</h3>"
+        f"{_caption_line(first)}{_members_list(list(unit.members.values()), report.summary)}{pieces}</div>"
+        f"{thumbs}</section>"
+    )
 
-    out.append(f"<h2>All chunks in reading order ({len(chunks)})</h2>")
-    for index, (chunk, members) in enumerate(zip(chunks, chunk_members, strict=True)):
-        meta = chunk.meta
-        kind = getattr(meta, "kind", "text")
-        uid = getattr(meta, "unit_id", "")
-        unit = units.get(uid) if kind == "table" else None
-        head = [f"#{index + 1}", f'<span class="kind">{_esc(kind)}</span>']
-        if unit is not None:
-            head.append(f'<b style="color:{unit.colour}">{_esc(unit.tag)}</b>')
-        head.append(f"<code>{_esc(uid)}</code>")
-        if getattr(meta, "parts", 1) > 1:
-            head.append(f"part {meta.part + 1}/{meta.parts}")
-        if getattr(meta, "rows", None):
-            head.append(rows_text(meta.rows))
-        head.append(_esc(_pages_text(list(getattr(meta, "page_span", []) or []))))
-        head.append(_token_bar(tokens[index], limit))
-        body = (_caption_line(meta) if kind == "table" else "") + _members_list(members, summary)
-        body += f"<details><summary>Chunk text (contextualized)</summary><pre>{_esc(texts[index])}</pre></details>"
-        colour = unit.colour if unit is not None else "#9ca3af"
-        out.append(
-            f'<section class="chunk" style="border-left-color:{colour}"><div class="body"><h3>{" · ".join(head)}</h3>'
-            f"{body}</div></section>"
-        )
-    out.append("</main></body></html>")
-    return "\n".join(out) + "\n"
+
+def _chunk_section(report: _Report, index: int) -> str:
+    """One chunk in the reading-order list: kind, unit, part, rows, pages, tokens, members and its text."""
+    meta = report.chunks[index].meta
+    kind = getattr(meta, "kind", "text")
+    uid = getattr(meta, "unit_id", "")
+    unit = report.units.get(uid) if kind == "table" else None
+    head = [f"#{index + 1}", f'<span class="kind">{_esc(kind)}</span>']
+    if unit is not None:
+        head.append(f'<b style="color:{unit.colour}">{_esc(unit.tag)}</b>')
+    head.append(f"<code>{_esc(uid)}</code>")
+    if getattr(meta, "parts", 1) > 1:
+        head.append(f"part {meta.part + 1}/{meta.parts}")
+    if getattr(meta, "rows", None):
+        head.append(rows_text(meta.rows))
+    head.append(_esc(_pages_text(list(getattr(meta, "page_span", []) or []))))
+    head.append(_token_bar(report.tokens[index], report.limit))
+    body = (_caption_line(meta) if kind == "table" else "") + _members_list(report.chunk_members[index], report.summary)
+    body += f"<details><summary>Chunk text (contextualized)</summary><pre>{_esc(report.texts[index])}</pre></details>"
+    colour = unit.colour if unit is not None else "#9ca3af"
+    return (
+        f'<section class="chunk" style="border-left-color:{colour}"><div class="body"><h3>{" · ".join(head)}</h3>'
+        f"{body}</div></section>"
+    )
 
 
 def write_report(path: str | Path, output: str | Path, chunker: BaseChunker | None = None) -> Path:
