@@ -299,7 +299,7 @@ def pipeline_cost() -> dict[str, Any]:
     code = (
         "import resource, sys, time\n"
         "from pathlib import Path\n"
-        "from docling_evidence.cli.main import ChunkSettings, process_file\n"
+        "from docling_evidence.batch import ChunkSettings, process_file\n"
         "files = sorted(Path(sys.argv[1]).rglob('*.json'))\n"
         "s = ChunkSettings(); process_file(str(files[0]), s)\n"
         "c = time.process_time()\n"
