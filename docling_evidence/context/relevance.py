@@ -67,7 +67,7 @@ def _shared(ctx: ContextIndex, para: Paragraph, k: int, terms: TableTerms, param
     shared_numbers = para.numbers[k] & terms.numbers
     if not shared_words and not any(len(n) >= params.tie_number_min_chars for n in shared_numbers):
         return 0.0, False
-    # fsum: a set's iteration order varies with the hash seed, and a plain float sum with it, which decided
+    # fsum: a set's iteration order varies with the hash seed, and a plain float sum with it, which would decide
     # ties between sentences differently from one process to the next
     score = math.fsum(ctx.weight(w) for w in shared_words)
     score += math.fsum(ctx.weight(n) + params.shared_number_bonus for n in shared_numbers)

@@ -157,3 +157,12 @@ def test_the_units_read_the_context_rules_of_their_request() -> None:
     )
     (unit,) = build_units(doc, build_index(doc), nearest)
     assert [it.text for it in unit.context_before] == ["Amounts are in dollars."]
+
+
+def test_a_higher_relevance_threshold_drops_a_sentence_that_shares_too_little() -> None:
+    doc = _far_quote_doc()
+    quoting = {"min_quoted_values": 1, "by_place_threshold_factor": 1.0}
+    taken, _ = _choose(doc, ContextParams(**quoting))
+    assert taken == ["North region revenue of 452,680 beat every forecast."]
+    strict, _ = _choose(doc, ContextParams(**quoting, relevance_threshold=50.0))
+    assert strict == []
