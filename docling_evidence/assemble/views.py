@@ -14,10 +14,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from docling_evidence.tables.formats import column_label, one_line
 from docling_evidence.tables.rows import TableRows
 from docling_evidence.text.sentences import sentence_spans
+
+if TYPE_CHECKING:
+    from docling_evidence.split.splitter import Piece
 
 _WORD = re.compile(r"\w")
 CONTEXT_GAP = " … "
@@ -121,6 +125,18 @@ def fitted_row_views(label: str, values: Sequence[str], caption: str, fits: Call
             views.extend(_cut(rest, fits)[0])
     if current:
         views.append(join_row_view(label, current))
+    return views
+
+
+def piece_row_views(rows: TableRows, piece: Piece, caption: str, fits: Callable[[str], bool]) -> list[str]:
+    """The row views of ``piece``: one per row slice it shows, each within the limit (``fits``)."""
+    views: list[str] = []
+    labels = tuple(range(rows.label_cols))
+    for row, cols, cell_text in piece.row_slices:
+        # a piece of a row split by columns may show its values without the label: the view names the row anyway
+        view_cols = cols if cols is None else (*(c for c in labels if c not in cols), *cols)
+        label, values = row_view_parts(rows, row, view_cols, cell_text)
+        views.extend(fitted_row_views(label, values, one_line(caption), fits))
     return views
 
 

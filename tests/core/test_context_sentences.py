@@ -134,19 +134,19 @@ def test_without_layout_the_text_leading_into_the_next_table_is_not_this_tables(
 def test_a_piece_holding_a_later_fragment_of_context_reports_the_characters_it_shows() -> None:
     """A context text cut over several pieces: each piece's ``context_spans`` are the characters of the item that
     piece shows (a fragment from the middle of a paragraph, or of its excerpt joined by " … "), not a prefix."""
+    from docling_evidence.assemble.shown import shown_spans
     from docling_evidence.assemble.views import CONTEXT_GAP
-    from docling_evidence.chunker import _shown
 
     text = "Alpha beta gamma. Delta epsilon zeta. Eta theta iota. Kappa lambda mu."
     whole = ((0, len(text)),)
-    assert _shown(text, whole, text, ["Delta epsilon zeta. Eta"]) == [(18, 41)]
-    assert _shown(text, whole, text, [text]) == [(0, len(text))]
+    assert shown_spans(text, whole, text, ["Delta epsilon zeta. Eta"]) == [(18, 41)]
+    assert shown_spans(text, whole, text, [text]) == [(0, len(text))]
     spans = ((0, 17), (38, 53))  # "Alpha beta gamma." and "Eta theta iota."
     rendered = CONTEXT_GAP.join(text[a:b] for a, b in spans)
     middle = rendered[6:].split(" Eta")[0]  # "beta gamma. …" : the end of the first span and the gap mark
-    assert _shown(text, spans, rendered, [middle]) == [(6, 17)]
-    assert _shown(text, spans, rendered, ["gamma. … Eta theta"]) == [(11, 17), (38, 47)]
-    assert _shown(text, spans, rendered, ["theta iota."]) == [(42, 53)]
+    assert shown_spans(text, spans, rendered, [middle]) == [(6, 17)]
+    assert shown_spans(text, spans, rendered, ["gamma. … Eta theta"]) == [(11, 17), (38, 47)]
+    assert shown_spans(text, spans, rendered, ["theta iota."]) == [(42, 53)]
 
 
 def test_a_paragraph_read_to_two_ends_keeps_both_readings() -> None:
