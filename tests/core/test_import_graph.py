@@ -14,15 +14,8 @@ import ast
 from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-
 PACKAGE = "docling_evidence"
 ROOT = Path(__file__).resolve().parents[2] / PACKAGE
-
-BEING_REMOVED: frozenset[frozenset[str]] = frozenset(
-    {frozenset({"docling_evidence.cli.main", "docling_evidence.integrations.ray"})}
-)
-"""Cycles another change is removing now; only the test below that is marked xfail tolerates them."""
 
 
 def module_name(path: Path, root: Path = ROOT) -> str:
@@ -154,13 +147,5 @@ def test_a_cycle_through_a_function_level_import_is_found(tmp_path: Path) -> Non
 
 
 def test_no_import_cycle_between_modules() -> None:
-    cycles = [c for c in import_cycles(import_graph()) if c not in BEING_REMOVED]
-    assert not cycles, f"import cycles: {_describe(cycles)}"
-
-
-@pytest.mark.xfail(
-    reason="cli/main.py <-> integrations/ray.py: Ray imports the CLI's helpers; being moved below both", strict=False
-)
-def test_no_import_cycle_between_the_cli_and_ray() -> None:
-    cycles = [c for c in import_cycles(import_graph()) if c in BEING_REMOVED]
+    cycles = import_cycles(import_graph())
     assert not cycles, f"import cycles: {_describe(cycles)}"
