@@ -276,8 +276,8 @@ def check_answer(
 
 def check_file(document: str | Path, answer: str, chunks_path: str | Path | None = None) -> CitationReport:
     """Load or convert ``document`` (DoclingDocument JSON, or any format ``docling_evidence.document.convert``
-    handles), read
-    the cited chunks from ``chunks_path`` (JSONL, see :func:`read_chunks_jsonl`) if given, and check ``answer``.
+    handles), read the cited chunks from ``chunks_path`` (JSONL, see
+    :func:`docling_evidence.cite.chunks.read_chunks_jsonl`) if given, and check ``answer``.
 
     Raises:
         ValueError: a one-line message naming the file at fault (``convert.InputError`` for the document), also when

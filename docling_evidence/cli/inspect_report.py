@@ -352,7 +352,7 @@ def render_report(
         source: file name shown in the title (default: the document's name).
         page_width: pixel width of each page in the overview.
         thumb_width: pixel width of each page drawn in a table unit's card.
-        citations: a ``docling_evidence.cite.check.CitationReport`` to show first, its evidence boxes outlined on the
+        citations: a ``docling_evidence.cite.CitationReport`` to show first, its evidence boxes outlined on the
         pages.
     """
     report = _gather(doc, chunks, chunker)
