@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from docling_evidence.document.convert import convert_path
     from docling_evidence.meta import EvidenceChunk, EvidenceMeta
     from docling_evidence.pack.evidence import PackedEvidence
+    from docling_evidence.params import ContextParams, EvidenceParams, PieceParams, SplitParams, UnitParams
     from docling_evidence.pipeline import chunk_document, chunk_path
     from docling_evidence.tables.serializer import EvidenceSerializerProvider, EvidenceTableSerializer
     from docling_evidence.tokenizer import TokenizersTokenizer, bundled_tokenizer, load_tokenizer
@@ -41,16 +42,26 @@ _EXPORTS = {
     "chunk_document": "docling_evidence.pipeline",
     "chunk_path": "docling_evidence.pipeline",
     "convert_path": "docling_evidence.document.convert",
+    "EvidenceParams": "docling_evidence.params",
+    "UnitParams": "docling_evidence.params",
+    "ContextParams": "docling_evidence.params",
+    "SplitParams": "docling_evidence.params",
+    "PieceParams": "docling_evidence.params",
 }
 
 __all__ = [
+    "ContextParams",
     "EvidenceChunk",
     "EvidenceChunker",
     "EvidenceMeta",
+    "EvidenceParams",
     "EvidenceSerializerProvider",
     "EvidenceTableSerializer",
     "PackedEvidence",
+    "PieceParams",
+    "SplitParams",
     "TokenizersTokenizer",
+    "UnitParams",
     "bundled_tokenizer",
     "chunk_document",
     "chunk_path",

@@ -62,7 +62,9 @@ class PieceParams(BaseModel):
         description="Without context_max_tokens, the context budget of a table placed on a page (PDF), when the "
         "limit's share (context_limit_divisor) is less, and at most page_context_pieces pieces' worth: the text "
         "that explains a table does not shrink with the embedder's window (a few paragraphs, 100-250 tokens each in "
-        "papers), and its candidates are bounded by the page neighbourhood and per-sentence relevance.",
+        "papers, about 680 in one Korean report with the bundled tokenizer), and its candidates are bounded by the "
+        "page neighbourhood and per-sentence relevance (plus the paragraphs that name the table anywhere in the "
+        "document, which only this budget bounds).",
     )
     page_context_pieces: int = Field(
         default=4,

@@ -6,7 +6,7 @@ import pytest
 from docling_core.types.doc import DocItemLabel, DoclingDocument
 from docs_builder import add_table, paged_doc, prov, table_data
 
-from docling_evidence import EvidenceChunker
+from docling_evidence import EvidenceChunker, EvidenceParams, UnitParams
 from docling_evidence.units.captions import looks_like_caption, mentions_table, table_label
 
 
@@ -134,7 +134,7 @@ def test_each_caption_goes_to_one_table() -> None:
 def test_caption_can_be_switched_off_without_losing_it() -> None:
     doc = DoclingDocument(name="d")
     add_table(doc, [["A", "B"]], [["1", "2"]], caption="Table 1: Kept somewhere")
-    chunker = EvidenceChunker(with_caption=False)
+    chunker = EvidenceChunker(params=EvidenceParams(units=UnitParams(with_caption=False)))
     chunks = list(chunker.chunk(doc))
     assert all(c.meta.caption is None for c in chunks)
     assert any("Table 1: Kept somewhere" in chunker.contextualize(c) for c in chunks)

@@ -6,7 +6,7 @@ import pytest
 from docling_core.types.doc import DocItemLabel, DoclingDocument
 from docs_builder import add_table, paged_doc, prov, table_data
 
-from docling_evidence import EvidenceChunker
+from docling_evidence import EvidenceChunker, EvidenceParams, UnitParams
 
 
 def _context_texts(doc: DoclingDocument, **kw: object) -> list[str]:
@@ -59,7 +59,9 @@ def test_threshold_zero_keeps_only_overlapping_or_naming_paragraphs() -> None:
 
 
 def test_same_column_is_preferred_under_a_tight_budget() -> None:
-    texts = _context_texts(_layout_doc(), context_max_tokens=8, with_caption=False)
+    texts = _context_texts(
+        _layout_doc(), context_max_tokens=8, params=EvidenceParams(units=UnitParams(with_caption=False))
+    )
     assert "Right column: revenue of 2019 next to it." not in texts
     assert len(texts) == 1
 
@@ -99,7 +101,7 @@ def test_context_shown_whole_leaves_the_text_chunks_unless_asked_to_stay() -> No
 
 
 def test_no_context_ablation() -> None:
-    assert _context_texts(_layout_doc(), with_context=False) == []
+    assert _context_texts(_layout_doc(), params=EvidenceParams(units=UnitParams(with_context=False))) == []
 
 
 def test_similarity_gate_is_off_at_zero_and_filters_when_on() -> None:
