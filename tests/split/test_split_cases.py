@@ -634,8 +634,8 @@ def test_a_limit_too_small_for_one_row_is_a_value_error_that_says_what_to_change
 def test_headings_that_leave_no_room_for_a_row_are_dropped_not_an_error() -> None:
     """Three Korean headings (about 50 tokens with the bundled tokenizer) leave a 64-token HTML piece too little room
     for one cell fragment under its two row labels, though the table fits without the headings. As when the headings
-    leave under MIN_PIECE_BUDGET tokens, the unit's pieces go without them (a warning says so); the text chunks keep
-    them."""
+    leave under params.pieces.min_piece_budget tokens, the unit's pieces go without them (a warning says so); the text
+    chunks keep them."""
     row = ("net", "total assets income", "利益 Ünïcödé n/a (3.1)", "n/a 12.5 Q4", "매출", "income", "Ünïcödé")
     spec = DocSpec(
         grid=Grid(header=(), body=(row,), label_cols=2, spans=()),
