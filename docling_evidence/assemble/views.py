@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 _WORD = re.compile(r"\w")
 CONTEXT_GAP = " … "
 """Joins the sentences a unit takes from one context paragraph when it does not take them all
-(``docling_evidence.chunker``); not part of a sentence, so a sentence view leaves it out."""
+(``docling_evidence.assemble.paragraphs``); not part of a sentence, so a sentence view leaves it out."""
 
 VALUE_SEP = "; "
 """Joins the ``<column> = <value>`` parts of a row view."""

@@ -195,6 +195,22 @@ def test_the_splitter_gets_params_split(monkeypatch: pytest.MonkeyPatch) -> None
     assert seen == [split]
 
 
+def test_the_context_choice_gets_params_context(monkeypatch: pytest.MonkeyPatch) -> None:
+    import docling_evidence.assemble.units as units_module
+
+    seen: list[ContextParams] = []
+    real = units_module.choose_context
+
+    def recording(*args: object, **kwargs: object) -> object:
+        seen.append(kwargs["params"])  # type: ignore[arg-type]
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(units_module, "choose_context", recording)
+    context = ContextParams(min_shared_words=3)
+    _table_chunks(EvidenceChunker(params=EvidenceParams(context=context)), _captioned_table())
+    assert seen == [context]
+
+
 # ------------------------------------------------------------------------------------------------------ the doc page
 def test_docs_parameters_page_is_written_from_the_models() -> None:
     assert DOC_PAGE.read_text(encoding="utf-8") == parameters_markdown(), (
