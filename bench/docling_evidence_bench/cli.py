@@ -235,7 +235,7 @@ def targets(
     seed: Annotated[int, typer.Option(help="Bootstrap seed.")] = 0,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help=with_default("No progress on stderr.", "off"))] = False,
 ) -> None:
-    """Issue 10's targets: hybrid vs evidence vs the pooled-hybrid control at each limit; write targets.md.
+    """The targets: hybrid vs evidence vs the pooled-hybrid control at each limit; write targets.md.
 
     targets.md covers every ``limit-N/results.json`` in OUTPUT, so two runs (``--limits 256`` and ``--limits 512``)
     can share the folder and the machine's cores.

@@ -49,7 +49,7 @@ class QAItem:
     evidence_refs: tuple[str, ...] = ()
     """Doc item self_refs of the gold evidence, e.g. ``#/tables/1``, ``#/texts/120``."""
     evidence_pages: tuple[int, ...] = ()
-    """Gold pages (1-based) for page-level R@k; empty when the document has no pages."""
+    """Gold pages (1-based) for page-level Success@k; empty when the document has no pages."""
 
 
 @dataclass

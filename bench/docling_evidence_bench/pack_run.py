@@ -20,7 +20,7 @@ import numpy as np
 from docling_evidence_bench.arms import ARM_DESCRIPTIONS, SAME_CHUNKS, build_arm, make_chunker
 from docling_evidence_bench.dataset import BenchDataset, QAItem
 from docling_evidence_bench.environment import environment
-from docling_evidence_bench.measures import BUDGETS, DEPTH, Outcome, success
+from docling_evidence_bench.measures import BUDGETS, DEPTH, Outcome, rank_values
 from docling_evidence_bench.packed import PACK_BUDGETS, PACK_DEPTH, CosineScorer, pack_flags, ranked_chunk_ids
 from docling_evidence_bench.retrieval import METHODS, Retriever
 from docling_evidence_bench.run import TokenEnds, _ArmIndex, _judge_arm, usable_questions
@@ -44,9 +44,10 @@ def _flags(values: Sequence[bool]) -> str:
 
 def drop_in_flags(outcomes: Sequence[Outcome]) -> dict[str, str]:
     """The drop-in measures of each question as flag strings (one character per question)."""
+    ranks = rank_values([o.first_hit for o in outcomes], ("Success@1", "Success@5"))
     out = {
-        "hit@1": _flags([success(o.first_hit, 1) > 0 for o in outcomes]),
-        "Success@5": _flags([success(o.first_hit, 5) > 0 for o in outcomes]),
+        "hit@1": _flags([v["Success@1"] > 0 for v in ranks]),
+        "Success@5": _flags([v["Success@5"] > 0 for v in ranks]),
     }
     for j, b in enumerate(BUDGETS):
         out[f"ok@{b}"] = _flags([bool(o.ok and o.ok[j]) for o in outcomes])

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from docling_evidence.cli.safe_write import write_bytes, write_text
-from docling_evidence_bench.measures import describe_delivery
+from docling_evidence_bench.measures import describe_delivery, with_current_names
 from docling_evidence_bench.pareto import ParetoPoint, pareto_front
 from docling_evidence_bench.run import RESULTS_SCHEMA
 from docling_evidence_bench.summary import summarize
@@ -30,7 +30,8 @@ def read_results_json(path: str | Path) -> Any:
 
 
 def load_results(path: str | Path) -> dict[str, Any]:
-    """Read a results JSON written by ``run``.
+    """Read a results JSON written by ``run``; a stored summary's measures under today's names
+    (:func:`~docling_evidence_bench.measures.with_current_names`).
 
     Raises:
         ValueError: if the file is missing, not JSON, not a benchmark results document, or of another schema.
@@ -45,6 +46,8 @@ def load_results(path: str | Path) -> dict[str, Any]:
             "max-pool hits on the whole re-assembled unit, not on the chunk that ranks: "
             "re-run 'docling-evidence-bench run'"
         )
+    if "summary" in data:
+        data["summary"] = with_current_names(data["summary"])
     return data
 
 
@@ -100,14 +103,15 @@ def render_markdown(results: dict[str, Any], summary: dict[str, Any], plots: dic
         f"- Environment: Python {results['environment'].get('python')}, {results['environment'].get('platform')}, "
         f"{results['environment'].get('cpu_count')} CPUs, commit {str(results['environment'].get('git_commit'))[:10]}.",
         "",
-        "All numbers are percentages recomputed from the per-question outcomes in the results JSON. `R@k`: some item "
-        "among the first k is a hit (so `hit@1` = `R@1`); `ceiling`: some item of the document is a hit.",
+        "All numbers are percentages recomputed from the per-question outcomes in the results JSON. `Success@k`: some "
+        "item among the first k is a hit (so `hit@1` = `Success@1`); `RR@10`: reciprocal rank of the first hit, 0 "
+        "beyond rank 10 (both computed by ir_measures); `ceiling`: some item of the document is a hit.",
         "",
     ]
     budgets = [b for b in cfg.get("budgets", []) if b]
     ok_cols = [f"ok@{b}" for b in budgets]
     lines += [
-        "Every arm is judged on the chunk that ranks (chunk level: `hit@1`, `R@k`, `RR@10`, `ceiling`); max-pool "
+        "Every arm is judged on the chunk that ranks (chunk level: `hit@1`, `Success@k`, `RR@10`, `ceiling`); max-pool "
         "only removes a unit's lower pieces from the list. `ok@B`: the ranking delivered in order until B tokens "
         f"are spent (flat: chunk by chunk; maxpool: unit by unit as re-assembled text, {describe_delivery(cfg)}; "
         "the last item cut) holds everything needed. `unit_*` (maxpool only): the whole re-assembled unit of each "
@@ -117,25 +121,25 @@ def render_markdown(results: dict[str, Any], summary: dict[str, Any], plots: dic
     for method in cfg["methods"]:
         for scope in cfg["scopes"]:
             lines += [f"## {method} retrieval, {scope} scope", "", "### Overall", ""]
-            header = ["arm", "ranking", "hit@1", "R@5", "R@10", "RR@10", "ceiling", *ok_cols]
+            header = ["arm", "ranking", "hit@1", "Success@5", "Success@10", "RR@10", "ceiling", *ok_cols]
             header += ["unit_hit@1", "unit_ceiling", "hit@1 (doc macro)"]
             if any_pages:
-                header += ["page R@1", "page R@10"]
+                header += ["page Success@1", "page Success@10"]
             rows = []
             for arm in cfg["arms"]:
                 for ranking in cfg["rankings"]:
                     s = runs[(arm, method, scope, ranking)]
                     o = s["overall"]
-                    row = [f"`{arm}`", ranking, _pct(o["hit@1"]), _pct(o["R@5"]), _pct(o["R@10"])]
+                    row = [f"`{arm}`", ranking, _pct(o["hit@1"]), _pct(o["Success@5"]), _pct(o["Success@10"])]
                     row += [_pct(o["RR@10"]), _pct(o["ceiling"])] + [_pct(o.get(m)) for m in ok_cols]
                     row += [_pct(o.get("unit_hit@1")), _pct(o.get("unit_ceiling")), _pct(s["macro_doc"]["hit@1"])]
                     if any_pages:
-                        row += [_pct(o["page_R@1"]), _pct(o["page_R@10"])]
+                        row += [_pct(o["page_Success@1"]), _pct(o["page_Success@10"])]
                     rows.append(row)
             lines += _table(header, rows)
-            lines += ["### By question type: chunk-level hit@1, R@10, ok@B", ""]
+            lines += ["### By question type: chunk-level hit@1, Success@10, ok@B", ""]
             header = ["arm", "ranking"] + [f"hit@1 {t} (n={ds['qtype_counts'][t]})" for t in qtypes]
-            header += [f"R@10 {t}" for t in qtypes]
+            header += [f"Success@10 {t}" for t in qtypes]
             header += [f"{m} {t}" for m in ok_cols for t in qtypes]
             rows = []
             for arm in cfg["arms"]:
@@ -144,7 +148,7 @@ def render_markdown(results: dict[str, Any], summary: dict[str, Any], plots: dic
                     rows.append(
                         [f"`{arm}`", ranking]
                         + [_pct(bt.get(t, {}).get("hit@1")) for t in qtypes]
-                        + [_pct(bt.get(t, {}).get("R@10")) for t in qtypes]
+                        + [_pct(bt.get(t, {}).get("Success@10")) for t in qtypes]
                         + [_pct(bt.get(t, {}).get(m)) for m in ok_cols for t in qtypes]
                     )
             lines += _table(header, rows)
@@ -152,7 +156,7 @@ def render_markdown(results: dict[str, Any], summary: dict[str, Any], plots: dic
                 f"### Difference to `{cfg['baseline']}` (paired bootstrap 95% CI by document; exact McNemar on hit@1)",
                 "",
             ]
-            header = ["arm", "ranking", "Δ hit@1 [95% CI]", "wins/losses", "McNemar p", "Δ R@10 [95% CI]"]
+            header = ["arm", "ranking", "Δ hit@1 [95% CI]", "wins/losses", "McNemar p", "Δ Success@10 [95% CI]"]
             header += [f"Δ {m} [95% CI]" for m in ok_cols]
             header += [f"Δ hit@1 {t} [95% CI]" for t in qtypes]
             rows = []
@@ -161,7 +165,7 @@ def render_markdown(results: dict[str, Any], summary: dict[str, Any], plots: dic
                     continue
                 for ranking in cfg["rankings"]:
                     c = comps.get((arm, method, scope, ranking, "all", "hit@1"))
-                    r10 = comps.get((arm, method, scope, ranking, "all", "R@10"))
+                    r10 = comps.get((arm, method, scope, ranking, "all", "Success@10"))
                     if c is None or r10 is None:
                         continue
                     row = [f"`{arm}`", ranking, _ci(c["ci"])]
@@ -187,13 +191,18 @@ def render_markdown(results: dict[str, Any], summary: dict[str, Any], plots: dic
         f"Their numbers are in the tables above; primary view ({p_method}, {p_scope} scope, maxpool):",
         "",
     ]
-    header = ["arm", "hit@1", "Δ hit@1 [95% CI]", "R@10", "ceiling"] + [f"hit@1 {t}" for t in qtypes]
+    header = ["arm", "hit@1", "Δ hit@1 [95% CI]", "Success@10", "ceiling"] + [f"hit@1 {t}" for t in qtypes]
     rows = []
     for arm in cfg["arms"]:
         s = runs[(arm, p_method, p_scope, "maxpool")]
         c = comps.get((arm, p_method, p_scope, "maxpool", "all", "hit@1"))
         rows.append(
-            [f"`{arm}`", _pct(s["overall"]["hit@1"]), _ci(c["ci"]) if c else "(baseline)", _pct(s["overall"]["R@10"])]
+            [
+                f"`{arm}`",
+                _pct(s["overall"]["hit@1"]),
+                _ci(c["ci"]) if c else "(baseline)",
+                _pct(s["overall"]["Success@10"]),
+            ]
             + [_pct(s["overall"]["ceiling"])]
             + [_pct(s["by_qtype"].get(t, {}).get("hit@1")) for t in qtypes]
         )

@@ -10,10 +10,10 @@ from typing import Any
 
 import numpy as np
 
-from docling_evidence_bench.measures import BUDGETS, Outcome, aggregate, question_values
+from docling_evidence_bench.measures import BUDGETS, Outcome, aggregate, questions_values
 from docling_evidence_bench.stats import N_RESAMPLES, mcnemar_exact, paired_bootstrap_ci
 
-COMPARED_MEASURES: tuple[str, ...] = ("hit@1", "R@10", *(f"ok@{b}" for b in BUDGETS))
+COMPARED_MEASURES: tuple[str, ...] = ("hit@1", "Success@10", *(f"ok@{b}" for b in BUDGETS))
 """Measures with a paired bootstrap CI against the baseline (hit@1 also gets McNemar)."""
 
 
@@ -74,7 +74,7 @@ def summarize(results: dict[str, Any], n_resamples: int = N_RESAMPLES) -> dict[s
     for run in results["runs"]:
         outs = run_outcomes(run, questions)
         agg = aggregate(outs, qtypes, doc_ids)
-        per_q = [question_values(o) for o in outs]
+        per_q = questions_values(outs)
         values[_key(run)] = {
             m: np.array([np.nan if v[m] is None else v[m] for v in per_q], dtype=np.float64) for m in COMPARED_MEASURES
         }

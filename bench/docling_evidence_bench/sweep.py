@@ -252,17 +252,19 @@ def tatqa_task(
 def quality_from_ranks(first_relevant: Sequence[int | None], covered: Sequence[bool]) -> dict[str, float]:
     """Coverage, Hit@1, Hit@3 and MRR@10 from each query's 1-based rank of its first relevant chunk (None: not in
     the top 10) and whether any chunk is relevant at all. Hit@k is ``Success@k``, MRR@10 the mean ``RR@10``
-    (:mod:`docling_evidence_bench.measures`, the benchmark's one measures module)."""
-    from docling_evidence_bench.measures import reciprocal_rank, success
+    (computed by ir_measures: :func:`docling_evidence_bench.measures.rank_values`)."""
+    from docling_evidence_bench.measures import rank_values
 
     n = len(first_relevant)
     if n == 0:
         return {"coverage": math.nan, "hit@1": math.nan, "hit@3": math.nan, "mrr@10": math.nan}
+    mrr = f"RR@{TOP_K}"
+    values = rank_values(first_relevant, ("Success@1", "Success@3", mrr))
     return {
         "coverage": sum(covered) / n,
-        "hit@1": sum(success(r, 1) for r in first_relevant) / n,
-        "hit@3": sum(success(r, 3) for r in first_relevant) / n,
-        "mrr@10": sum(reciprocal_rank(r, TOP_K) for r in first_relevant) / n,
+        "hit@1": sum(v["Success@1"] for v in values) / n,
+        "hit@3": sum(v["Success@3"] for v in values) / n,
+        "mrr@10": sum(v[mrr] for v in values) / n,
     }
 
 

@@ -1,4 +1,4 @@
-"""Issue 10's targets, checked from benchmark results: EvidenceChunker against HybridChunker defaults.
+"""The benchmark's targets, checked from its results: EvidenceChunker against HybridChunker defaults.
 
 For each chunk limit and retrieval method, ``evidence`` (max-pooled, judged on the chunk that ranks) is compared with
 ``hybrid`` (HybridChunker defaults, same tokenizer and limit) on:
@@ -6,7 +6,7 @@ For each chunk limit and retrieval method, ``evidence`` (max-pooled, judged on t
 - chunk-level hit@1 per answer type (``table``, ``text``, ``table-text``): at least the baseline's, and at least
   +20 points on ``table-text``;
 - ``ok@B`` at every budget, overall and per type: at least the baseline's; at least +5 points overall at B = 512;
-- R@10 overall: not below the baseline's.
+- Success@10 overall: not below the baseline's.
 
 Shown beside them: the controls ``hybrid-pooled`` (HybridChunker's pieces of one table pooled as a unit: a gain that
 pooling alone gives is not a gain of the evidence unit) and ``hybrid-views`` (HybridChunker's chunks plus the views
@@ -74,7 +74,7 @@ def check_targets(results: dict[str, Any], method: str) -> list[Check]:
     for b in BUDGETS:
         checks.append(check(f"ok@{b}", "all", 0.05 if b == 512 else 0.0))
         checks += [check(f"ok@{b}", t) for t in ANSWER_TYPES]
-    checks.append(check("R@10", "all"))
+    checks.append(check("Success@10", "all"))
     return checks
 
 
@@ -87,7 +87,7 @@ def render_targets(results_by_limit: dict[int, dict[str, Any]], command: Sequenc
     # each limit folder may come from its own run (the limits in parallel): name the command of each
     commands = list(dict.fromkeys(" ".join(r.get("command") or command) for r in results_by_limit.values()))
     lines = [
-        "# Issue 10 targets: EvidenceChunker vs HybridChunker defaults (TAT-QA)",
+        "# Targets: EvidenceChunker vs HybridChunker defaults (TAT-QA)",
         "",
         *([f"Command: `{commands[0]}`"] if len(commands) == 1 else ["Commands:", "", *(f"- `{c}`" for c in commands)]),
         "",

@@ -43,9 +43,26 @@ def _check_recomputes(out: Path) -> dict:
         hit1 = sum(1 for r in run["first_hit"] if r == 1) / len(run["first_hit"])
         section = f"{run['method']} retrieval, {run['scope']} scope"
         assert _report_cell(report, section, run["arm"], run["ranking"]) == f"{100 * hit1:.1f}"
+    _check_rank_measures(results)
     for name in ("hit_by_type.png", "quality_vs_cost.png"):
         assert (out / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     return results
+
+
+def _check_rank_measures(results: dict) -> None:
+    """The summary's rank measures (computed by ir_measures) are those counted by hand from each run's raw ranks."""
+    stored = {(s["arm"], s["method"], s["scope"], s["ranking"]): s["overall"] for s in results["summary"]["runs"]}
+    eligible = [q["page_eligible"] for q in results["questions"]]
+    for run in results["runs"]:
+        overall = stored[(run["arm"], run["method"], run["scope"], run["ranking"])]
+        firsts = run["first_hit"]
+        pages = [p for p, keep in zip(run["first_page_hit"], eligible, strict=True) if keep]
+        for k in (1, 5, 10):
+            assert overall[f"Success@{k}"] == sum(f is not None and f <= k for f in firsts) / len(firsts)
+            if pages:
+                assert overall[f"page_Success@{k}"] == sum(p is not None and p <= k for p in pages) / len(pages)
+        assert overall["hit@1"] == overall["Success@1"]
+        assert overall["RR@10"] == pytest.approx(sum(1 / f for f in firsts if f is not None) / len(firsts))
 
 
 @pytest.mark.skipif(not TATQA_DEV.is_file(), reason="../shared TAT-QA dev file not present")

@@ -109,25 +109,15 @@ def _delivered(chunks: list[Any], roles: tuple[str, ...] = ("context",)) -> dict
 def _chosen(doc: Any, chunker: Any) -> dict[str, set[str]]:
     """Table ref -> refs of the paragraphs ``context.choose_context`` picked for its unit, as the chunker calls it
     (budget and room beside the table), before splitting."""
-    from docling_evidence.assemble.params import UnitParams
-    from docling_evidence.assemble.units import ContextBudget, UnitRequest, build_units
-    from docling_evidence.chunker import _headings_by_position
+    from docling_evidence.assemble.headings import headings_by_position
+    from docling_evidence.assemble.paragraphs import RenderedParagraphs
+    from docling_evidence.assemble.units import build_units
     from docling_evidence.document.index import build_index
 
     index = build_index(doc)
-    headings = _headings_by_position(index)
     doc_ser = chunker.serializer_provider.get_serializer(doc=doc)
-    request = UnitRequest(
-        count_text=chunker.tokenizer.count_tokens,
-        budget=ContextBudget(
-            flow=chunker._flow_context_budget,
-            page=chunker._page_context_budget,
-            room=lambda u: chunker._context_room(u, doc, doc_ser, headings.get(u.position)),
-        ),
-        parts=UnitParams(with_caption=True, with_context=True, with_footnotes=True),
-        bbox_threshold=chunker.bbox_threshold,
-        cell_serializer=doc_ser,
-    )
+    paragraphs = RenderedParagraphs(doc, index, doc_ser)
+    request = chunker._unit_request(doc, doc_ser, headings_by_position(index), paragraphs)
     units = build_units(doc, index, request)
     return {u.table.self_ref: {it.self_ref for it in (*u.context_before, *u.context_after)} for u in units}
 

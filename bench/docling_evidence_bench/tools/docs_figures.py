@@ -42,7 +42,7 @@ REGION = re.compile(r"<!-- results:(?P<name>[\w-]+) -->(?P<body>.*?)<!-- /result
 LIMITS = (256, 512)
 METHODS = ("dense", "bm25")
 QTYPES = ("table", "text", "table-text")
-MEASURES = ("R@10", "ok@256", "ok@512", "ok@1024", "ok@2048")
+MEASURES = ("Success@10", "ok@256", "ok@512", "ok@1024", "ok@2048")
 ARMS = ("hybrid", "hybrid-views", "evidence-single", "evidence")
 """The arms benchmark.md's table shows (``hybrid-pooled``, the pooling control, is in the reports only)."""
 RANKING = "maxpool"
@@ -111,13 +111,13 @@ class Bench:
         return paired_bootstrap_ci(a, b, groups, seed=int(results["seed"])).to_dict()
 
     def _per_question(self, limit: int, arm: str, method: str, measure: str) -> list[float]:
-        from docling_evidence_bench.measures import question_values
+        from docling_evidence_bench.measures import questions_values
         from docling_evidence_bench.summary import run_outcomes
 
         results = self.by_limit[limit]
         for run in results["runs"]:
             if (run["arm"], run["method"], run["ranking"]) == (arm, method, RANKING):
-                return [float(question_values(o)[measure]) for o in run_outcomes(run, results["questions"])]
+                return [float(v[measure]) for v in questions_values(run_outcomes(run, results["questions"]))]
         raise KeyError(f"no {arm}/{method}/{RANKING} run at limit {limit}")
 
     def cost(self, limit: int, arm: str, key: str) -> float:
@@ -142,7 +142,15 @@ class Figures:
         return json.loads(path.read_text(encoding="utf-8"))
 
     def _bench(self, folder: str) -> Bench:
-        return Bench({limit: self._json(f"benchmark/{folder}/limit-{limit}/results.json") for limit in LIMITS})
+        """One benchmark's results at every limit, stored measure names as today's (``Success@k``, not ``R@k``)."""
+        from docling_evidence_bench.measures import with_current_names
+
+        return Bench(
+            {
+                limit: with_current_names(self._json(f"benchmark/{folder}/limit-{limit}/results.json"))
+                for limit in LIMITS
+            }
+        )
 
     @cached_property
     def tatqa(self) -> Bench:
@@ -279,8 +287,8 @@ def benchmark_arms(f: Figures) -> str:
 
 def benchmark_deltas(f: Figures) -> str:
     """benchmark.md's table of ``evidence - hybrid`` with CIs."""
-    columns = [("hit@1", s) for s in ("all", *QTYPES)] + [("R@10", "all"), ("ok@512", "all")]
-    header = [f"Δ hit@1 {s}" for s in ("all", *QTYPES)] + ["Δ R@10", "Δ ok@512"]
+    columns = [("hit@1", s) for s in ("all", *QTYPES)] + [("Success@10", "all"), ("ok@512", "all")]
+    header = [f"Δ hit@1 {s}" for s in ("all", *QTYPES)] + ["Δ Success@10", "Δ ok@512"]
     lines = ["| limit | method | " + " | ".join(header) + " |", "|" + "---|" * (2 + len(header))]
     for limit in LIMITS:
         for method in METHODS:
