@@ -53,8 +53,8 @@ ARM_DESCRIPTIONS: dict[str, str] = {
     "hybrid-views": "control: rowsplit + one vector per sentence of its chunks and per table caption (our views)",
     "evidence": "EvidenceChunker() defaults (bundled tokenizer, the run's limit); each chunk's vector + its views",
     "evidence-single": "ablation: evidence's chunks, one vector per chunk (no views)",
-    "evidence-no-context": "EvidenceChunker(with_context=False): no explaining paragraphs in table units",
-    "evidence-no-caption": "EvidenceChunker(with_caption=False): no captions in table units",
+    "evidence-no-context": "EvidenceChunker, UnitParams(with_context=False): no explaining paragraphs in table units",
+    "evidence-no-caption": "EvidenceChunker, UnitParams(with_caption=False): no captions in table units",
     "evidence-triplets": "EvidenceChunker(table_format='triplets'): evidence units, baseline's table format",
 }
 
@@ -155,8 +155,8 @@ CHUNKER_FACTORIES: dict[str, Callable[[int], BaseChunker]] = {
     "hybrid-views": _hybrid,
     "evidence": _evidence,
     "evidence-single": _evidence,
-    "evidence-no-context": lambda n: _evidence(n, with_context=False),
-    "evidence-no-caption": lambda n: _evidence(n, with_caption=False),
+    "evidence-no-context": lambda n: _evidence(n, params={"units": {"with_context": False}}),
+    "evidence-no-caption": lambda n: _evidence(n, params={"units": {"with_caption": False}}),
     "evidence-triplets": lambda n: _evidence(n, table_format="triplets"),
 }
 """Each arm's chunker for a chunk limit (arms with a fixed size or none ignore it)."""
