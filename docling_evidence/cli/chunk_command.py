@@ -24,6 +24,7 @@ from docling_evidence.batch import ChunkSettings, FileOutcome
 from docling_evidence.cli.common import (
     Stopped,
     error,
+    output_errors,
     report_warnings,
     stderr,
     stop_on_signals,
@@ -42,7 +43,7 @@ from docling_evidence.cli.options import (
     check_settings,
     chunk_settings,
 )
-from docling_evidence.cli.safe_write import STDOUT, DiscardOutput, OutputError, open_output, output_problem
+from docling_evidence.cli.safe_write import STDOUT, DiscardOutput, open_output, output_problem
 
 
 class OutputFormat(str, Enum):
@@ -185,25 +186,20 @@ def _write_output(
 ) -> None:
     """Run ``write`` on stdout or on the output file; a stop or a failed write becomes the command's exit."""
     try:
-        if output is None:
-            write(sys.stdout)
-            sys.stdout.flush()
-        else:
-            with open_output(output, inputs=files) as stream:
-                write(stream)
-                if not tally.ok:
-                    raise DiscardOutput  # every file failed: leave any previous output untouched
+        with output_errors(lambda _exc: output or "stdout"):
+            if output is None:
+                write(sys.stdout)
+                sys.stdout.flush()
+            else:
+                with open_output(output, inputs=files) as stream:
+                    write(stream)
+                    if not tally.ok:
+                        raise DiscardOutput  # every file failed: leave any previous output untouched
     except Stopped as stop:
         done = tally.ok + tally.failed - tally.input_errors
         where = f"nothing written, {output} untouched" if output is not None else "their chunks went to stdout"
         err.print(f"[yellow]stopped by {stop.name}: {done} of {len(files)} file(s) done; {escape(where)}[/]")
         raise typer.Exit(stop.exit_code) from None
-    except BrokenPipeError:  # not a write error: the reader went away, which the command group ends quietly
-        raise
-    except OutputError as exc:
-        raise usage_error(str(exc)) from None
-    except OSError as exc:
-        raise usage_error(f"cannot write {output or 'stdout'}: {exc.strerror or exc}") from None
 
 
 def _write_records(

@@ -2,8 +2,9 @@
 
 Exit codes of every command: 0 done, 1 some inputs failed (each reported on its own line, the rest processed),
 2 usage error (nothing processed), 130 / 143 stopped by SIGINT / SIGTERM, 141 stdout closed by its reader
-(``| head``: stopped without a message, as coreutils' commands end). Only typer, rich and the standard-library-only
-:mod:`docling_evidence.batch.environment` are imported here.
+(``| head``: stopped without a message, as coreutils' commands end). Only typer, rich and two modules that import
+only the standard library (:mod:`docling_evidence.batch.environment`, :mod:`docling_evidence.cli.safe_write`) are
+imported here.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from types import FrameType
 from typing import Any
 
@@ -24,6 +25,7 @@ from rich.markup import escape
 from typer.core import TyperGroup
 
 from docling_evidence.batch.environment import library_verbosity
+from docling_evidence.cli.safe_write import OutputError
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -86,12 +88,29 @@ def broken_pipe() -> typer.Exit:
     return typer.Exit(EXIT_BROKEN_PIPE)
 
 
+@contextlib.contextmanager
+def output_errors(target: Callable[[OSError], object]) -> Iterator[None]:
+    """Writing a command's output: a refused output (:class:`~docling_evidence.cli.safe_write.OutputError`) is its
+    one-line usage error, a failed write (``OSError``) the usage error ``cannot write <target(exc)>: <reason>``.
+
+    A :class:`BrokenPipeError` is no failed write but the reader going away: it passes, to :class:`CommandGroup`.
+    """
+    try:
+        yield
+    except BrokenPipeError:
+        raise
+    except OutputError as exc:
+        raise usage_error(str(exc)) from None
+    except OSError as exc:
+        raise usage_error(f"cannot write {target(exc)}: {exc.strerror or exc}") from None
+
+
 class CommandGroup(TyperGroup):
     """The click group of a ``docling-evidence`` app (``typer.Typer(cls=CommandGroup)``): a command that raises
     :class:`BrokenPipeError` (the reader of its output went away: ``| head``) ends with :func:`broken_pipe`.
 
-    This is the one place a broken pipe is handled: commands only let it through their own ``OSError`` handling.
-    Below click's own handler, which would turn it into exit code 1."""
+    This is the one place a broken pipe is handled (:func:`output_errors` lets it through); it runs below click's
+    own handler, which would turn it into exit code 1."""
 
     def invoke(self, ctx: Any) -> Any:
         """Run the command of ``ctx``; see the class docstring."""

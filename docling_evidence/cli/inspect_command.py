@@ -13,6 +13,7 @@ from docling_evidence.batch import ChunkSettings, collect_warnings, internal_err
 from docling_evidence.cli.common import (
     Stopped,
     error,
+    output_errors,
     report_warnings,
     stderr,
     stop_on_signals,
@@ -30,7 +31,7 @@ from docling_evidence.cli.options import (
     check_settings,
     chunk_settings,
 )
-from docling_evidence.cli.safe_write import STDOUT, OutputError, output_problem, write_text
+from docling_evidence.cli.safe_write import STDOUT, output_problem, write_text
 from docling_evidence.document.convert import REPORT_SUFFIX
 
 
@@ -117,27 +118,22 @@ def run_inspect(inputs: list[Path], output: Path | None, settings: ChunkSettings
 
     done = written = 0
     try:
-        for path, target in zip(files, targets, strict=True):
-            with collect_warnings() as caught:
-                page, n_chunks, message = _report(path, chunker, settings, answer)
-            report_warnings(str(path), caught)
-            done += 1
-            if message is not None:
-                failed += 1
-                error(message)
-                continue
-            write_text(target, page, inputs=files)
-            written += 1
-            err.print(f"[green]{escape(str(path))}: {n_chunks} chunks → {escape(str(target))}[/]")
+        with output_errors(lambda exc: exc.filename or "report"):
+            for path, target in zip(files, targets, strict=True):
+                with collect_warnings() as caught:
+                    page, n_chunks, message = _report(path, chunker, settings, answer)
+                report_warnings(str(path), caught)
+                done += 1
+                if message is not None:
+                    failed += 1
+                    error(message)
+                    continue
+                write_text(target, page, inputs=files)
+                written += 1
+                err.print(f"[green]{escape(str(path))}: {n_chunks} chunks → {escape(str(target))}[/]")
     except Stopped as stop:
         err.print(f"[yellow]stopped by {stop.name}: {done} of {len(files)} file(s) done[/]")
         raise typer.Exit(stop.exit_code) from None
-    except BrokenPipeError:  # not a write error: -o - and its reader went away, which the command group ends quietly
-        raise
-    except OutputError as exc:
-        raise usage_error(str(exc)) from None
-    except OSError as exc:
-        raise usage_error(f"cannot write {exc.filename or 'report'}: {exc.strerror or exc}") from None
     if failed:
         err.print(f"[yellow]{written} report(s) written; {failed} input(s) failed[/]")
         raise typer.Exit(1)
