@@ -1,4 +1,5 @@
-"""The helpers every command shares: stop requests, collected warnings, help defaults, in-process runs."""
+"""The helpers every command shares: stop requests, collected warnings, help defaults, in-process runs, output
+errors and broken pipes, the third-party libraries' verbosity."""
 
 from __future__ import annotations
 
@@ -6,18 +7,23 @@ import logging
 import os
 import signal
 import warnings
+from pathlib import Path
 
 import pytest
 import typer
 
-from docling_evidence.batch import collect_warnings
+from docling_evidence.batch import collect_warnings, library_verbosity
 from docling_evidence.cli.common import (
+    EXIT_BROKEN_PIPE,
+    CommandGroup,
     Stopped,
+    output_errors,
     run_app,
     stop_on_signals,
     usage_error,
     with_default,
 )
+from docling_evidence.cli.safe_write import OutputError
 
 
 @pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
@@ -65,3 +71,56 @@ def test_with_default_survives_rich_markup() -> None:
 
     result = CliRunner().invoke(app, ["--help"], env={"COLUMNS": "200"})
     assert "Token limit. [default: 256]" in result.stdout
+
+
+def _two_commands(failing: BaseException, group: type | None = CommandGroup) -> typer.Typer:
+    """An app of two commands (with one, typer runs the command without the group), the first raising ``failing``."""
+    app = typer.Typer(add_completion=False, cls=group)
+
+    @app.command()
+    def write() -> None:
+        raise failing
+
+    @app.command()
+    def other() -> None:
+        typer.echo("other")
+
+    return app
+
+
+def test_a_broken_pipe_in_any_command_ends_it_quietly_with_141(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run_app(_two_commands(BrokenPipeError(32, "Broken pipe")), ["write"]) == EXIT_BROKEN_PIPE == 141
+    assert capsys.readouterr().err == ""
+    # without the command group click itself would end the run with 1
+    assert run_app(_two_commands(BrokenPipeError(32, "Broken pipe"), group=None), ["write"]) == 1
+
+
+def test_output_errors_are_usage_errors_and_let_a_broken_pipe_pass(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(typer.Exit) as info, output_errors(lambda _exc: "out.jsonl"):
+        raise OSError(28, "No space left on device")
+    assert info.value.exit_code == 2
+    assert capsys.readouterr().err == "error: cannot write out.jsonl: No space left on device\n"
+    with pytest.raises(typer.Exit) as info, output_errors(lambda _exc: "unused"):
+        raise OutputError(tmp_path / "in.json", "is an input of this run", "write the output elsewhere")
+    assert info.value.exit_code == 2
+    expected = f"error: cannot write {tmp_path / 'in.json'}: is an input of this run (write the output elsewhere)\n"
+    assert capsys.readouterr().err == expected
+    with pytest.raises(BrokenPipeError), output_errors(lambda _exc: "stdout"):
+        raise BrokenPipeError(32, "Broken pipe")
+    assert capsys.readouterr().err == ""
+
+
+def test_library_verbosity_keeps_a_chosen_level_unless_verbose_is_given(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TRANSFORMERS_VERBOSITY", "info")
+    monkeypatch.delenv("HF_HUB_VERBOSITY", raising=False)
+    library_verbosity()  # a worker or a Ray actor: the environment's choice stands
+    assert os.environ["TRANSFORMERS_VERBOSITY"] == "info" and "HF_HUB_VERBOSITY" not in os.environ
+    monkeypatch.delenv("TRANSFORMERS_VERBOSITY")
+    library_verbosity()
+    assert os.environ["TRANSFORMERS_VERBOSITY"] == "error" and "HF_HUB_VERBOSITY" not in os.environ
+    library_verbosity(True)  # --verbose
+    assert os.environ["TRANSFORMERS_VERBOSITY"] == os.environ["HF_HUB_VERBOSITY"] == "warning"
+    library_verbosity(False)
+    assert os.environ["TRANSFORMERS_VERBOSITY"] == os.environ["HF_HUB_VERBOSITY"] == "error"
