@@ -15,7 +15,7 @@ import pytest
 from dropin.core_suite import DESELECTED, SUITE, TEST_MODULES, run_suite
 
 KNOWN_FAILING: dict[str, str] = {
-    "test_table_caption_not_repeated_in_split_chunks": "deliberate: README, Differences from HybridChunker",
+    "test_table_caption_not_repeated_in_split_chunks": "deliberate: docs/dropin.md, The deliberate differences",
 }
 """docling-core test function -> why EvidenceChunker does not pass it yet (xfail, strict: a pass fails the run)."""
 
