@@ -404,8 +404,8 @@ def pack(
 
 
 def _mount_sweep() -> None:
-    """``sweep run|report``: the chunk size and overlap study (its module imports only typer at load, too)."""
-    from docling_evidence_bench.sweep import sweep_app
+    """``sweep run|report``: the chunk size and overlap study (its command module imports only typer at load, too)."""
+    from docling_evidence_bench.sweep_cli import sweep_app
 
     app.add_typer(sweep_app, name="sweep")
 

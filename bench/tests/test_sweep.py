@@ -19,10 +19,10 @@ from docling_evidence_bench.sweep import (
     duplicate_accounting,
     quality_from_ranks,
     run_sweep,
-    sweep_app,
     tatqa_hit,
     tatqa_task,
 )
+from docling_evidence_bench.sweep_cli import sweep_app
 from docling_evidence_bench.sweep_report import build_markdown, write_outputs
 from typer.testing import CliRunner
 

@@ -1,10 +1,10 @@
 """Per-question diagnosis on TAT-QA: where EvidenceChunker (and variants of it) lose or win against HybridChunker.
 
-The diagnosis behind issue 10's design choices and rejected alternatives (docs/benchmark.md) compared arms on the
-first 150 TAT-QA dev contexts question by question. This script makes that comparison reproducible:
+The diagnosis behind the benchmark targets' design choices and rejected alternatives (docs/benchmark.md) compared
+arms on the first 150 TAT-QA dev contexts question by question. This script makes that comparison reproducible:
 
 - chunk-level hit@1 per answer type for ``hybrid`` and each EvidenceChunker variant (max-pooled by ``unit_id``,
-  judged on the chunk that ranks, as ``bench run``);
+  judged on the chunk that ranks, as ``docling-evidence-bench run``);
 - for the table-only questions that ``hybrid`` answers and a variant misses, what the variant ranked first: a text
   chunk, another unit, or another piece of a unit that holds the answer;
 - with dense retrieval, the question's mean cosine to the variant's top chunk, to HybridChunker's winning chunk and
