@@ -110,6 +110,25 @@ def _with_other_limits(output: Path, by_limit: dict[int, Any], load: Callable[[P
     return dict(sorted(by_limit.items()))
 
 
+def _run_settings(arms: str, retrieval: str, scope: str, rounds: int) -> tuple[list[str], list[str], list[str]]:
+    """``run``'s arms, retrieval methods and scopes, or a usage error naming the first bad one (or bad ``--rounds``)."""
+    from docling_evidence_bench.arms import parse_arms
+    from docling_evidence_bench.retrieval import SCOPES
+
+    try:
+        arm_list = parse_arms(arms)
+    except ValueError as exc:
+        raise _fail(str(exc)) from None
+    methods = _methods(retrieval)
+    scopes = list(dict.fromkeys(_split(scope)))
+    bad = [s for s in scopes if s not in SCOPES] or ([] if scopes else ["(none)"])
+    if bad:
+        raise _fail(f"unknown scope {bad[0]!r}; expected doc, corpus or doc,corpus")
+    if rounds < 1:
+        raise _fail(f"--rounds must be at least 1, got {rounds}")
+    return arm_list, methods, scopes
+
+
 @app.command()
 def run(
     output: Annotated[Path, typer.Option("-o", "--output", help="Folder for results.json, report.md and plots.")],
@@ -146,20 +165,7 @@ def run(
 ) -> None:
     """Chunk, index and query a dataset with every arm; write results.json and the report into OUTPUT."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    from docling_evidence_bench.arms import parse_arms
-    from docling_evidence_bench.retrieval import SCOPES
-
-    try:
-        arm_list = parse_arms(arms)
-    except ValueError as exc:
-        raise _fail(str(exc)) from None
-    methods = _methods(retrieval)
-    scopes = list(dict.fromkeys(_split(scope)))
-    bad = [s for s in scopes if s not in SCOPES] or ([] if scopes else ["(none)"])
-    if bad:
-        raise _fail(f"unknown scope {bad[0]!r}; expected doc, corpus or doc,corpus")
-    if rounds < 1:
-        raise _fail(f"--rounds must be at least 1, got {rounds}")
+    arm_list, methods, scopes = _run_settings(arms, retrieval, scope, rounds)
     if (tatqa is None) == (qa is None):
         raise _fail("give exactly one dataset: --tatqa FILE, or --qa FILE --docs DIR")
     if qa is not None and docs is None:

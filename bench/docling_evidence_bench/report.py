@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import math
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -79,18 +80,63 @@ def _fmt_time(t: dict[str, Any] | None, scale: float = 1.0, digits: int = 2) -> 
     return f"{t['median'] * scale:.{digits}f} / {t['p95'] * scale:.{digits}f}"
 
 
+@dataclass(frozen=True)
+class _View:
+    """What every section of the report reads: the run's settings and the summary's runs and comparisons by key."""
+
+    cfg: dict[str, Any]
+    ds: dict[str, Any]
+    qtypes: list[str]
+    runs: dict[tuple[str, str, str, str], dict[str, Any]]
+    comps: dict[tuple[str, str, str, str, str, str], dict[str, Any]]
+    ok_cols: list[str]
+    any_pages: bool
+    emb: dict[str, Any]
+    p_method: str
+    p_scope: str
+
+
+def _view(results: dict[str, Any], summary: dict[str, Any]) -> _View:
+    cfg = results["config"]
+    p_method, p_scope = primary(results)
+    return _View(
+        cfg=cfg,
+        ds=results["dataset"],
+        qtypes=list(results["dataset"]["qtype_counts"]),
+        runs={(r["arm"], r["method"], r["scope"], r["ranking"]): r for r in summary["runs"]},
+        comps={
+            (c["arm"], c["method"], c["scope"], c["ranking"], c["subset"], c["measure"]): c
+            for c in summary["comparisons"]
+        },
+        ok_cols=[f"ok@{b}" for b in cfg.get("budgets", []) if b],
+        any_pages=any(q["page_eligible"] for q in results["questions"]),
+        emb=cfg.get("embedder") or {},
+        p_method=p_method,
+        p_scope=p_scope,
+    )
+
+
 def render_markdown(results: dict[str, Any], summary: dict[str, Any], plots: dict[str, str]) -> str:
     """The report text (tables use percentages; CIs are paired bootstrap over documents)."""
-    cfg = results["config"]
-    ds = results["dataset"]
-    qtypes = list(ds["qtype_counts"])
-    runs = {(r["arm"], r["method"], r["scope"], r["ranking"]): r for r in summary["runs"]}
-    comps = {
-        (c["arm"], c["method"], c["scope"], c["ranking"], c["subset"], c["measure"]): c for c in summary["comparisons"]
-    }
-    any_pages = any(q["page_eligible"] for q in results["questions"])
-    p_method, p_scope = primary(results)
-    emb = cfg.get("embedder") or {}
+    view = _view(results, summary)
+    lines = _intro(results, view)
+    for method in view.cfg["methods"]:
+        for scope in view.cfg["scopes"]:
+            lines += [f"## {method} retrieval, {scope} scope", "", "### Overall", ""]
+            lines += _overall(view, method, scope)
+            lines += _by_type(view, method, scope)
+            lines += _differences(view, method, scope)
+    lines += _controls(view)
+    lines += _cost(results, view)
+    lines += ["## Plots", ""]
+    for title, name in plots.items():
+        lines += [f"![{title}]({name})", ""]
+    return "\n".join(lines)
+
+
+def _intro(results: dict[str, Any], view: _View) -> list[str]:
+    """Dataset, retrieval, baseline, command and environment, and what the measures judge."""
+    cfg, ds, emb = view.cfg, view.ds, view.emb
     lines = [
         f"# Retrieval benchmark: {ds['name']}",
         "",
@@ -108,8 +154,6 @@ def render_markdown(results: dict[str, Any], summary: dict[str, Any], plots: dic
         "beyond rank 10 (both computed by ir_measures); `ceiling`: some item of the document is a hit.",
         "",
     ]
-    budgets = [b for b in cfg.get("budgets", []) if b]
-    ok_cols = [f"ok@{b}" for b in budgets]
     lines += [
         "Every arm is judged on the chunk that ranks (chunk level: `hit@1`, `Success@k`, `RR@10`, `ceiling`); max-pool "
         "only removes a unit's lower pieces from the list. `ok@B`: the ranking delivered in order until B tokens "
@@ -118,69 +162,88 @@ def render_markdown(results: dict[str, Any], summary: dict[str, Any], plots: dic
         "ranked piece is judged (more text than one chunk: not comparable with chunk-level numbers).",
         "",
     ]
-    for method in cfg["methods"]:
-        for scope in cfg["scopes"]:
-            lines += [f"## {method} retrieval, {scope} scope", "", "### Overall", ""]
-            header = ["arm", "ranking", "hit@1", "Success@5", "Success@10", "RR@10", "ceiling", *ok_cols]
-            header += ["unit_hit@1", "unit_ceiling", "hit@1 (doc macro)"]
-            if any_pages:
-                header += ["page Success@1", "page Success@10"]
-            rows = []
-            for arm in cfg["arms"]:
-                for ranking in cfg["rankings"]:
-                    s = runs[(arm, method, scope, ranking)]
-                    o = s["overall"]
-                    row = [f"`{arm}`", ranking, _pct(o["hit@1"]), _pct(o["Success@5"]), _pct(o["Success@10"])]
-                    row += [_pct(o["RR@10"]), _pct(o["ceiling"])] + [_pct(o.get(m)) for m in ok_cols]
-                    row += [_pct(o.get("unit_hit@1")), _pct(o.get("unit_ceiling")), _pct(s["macro_doc"]["hit@1"])]
-                    if any_pages:
-                        row += [_pct(o["page_Success@1"]), _pct(o["page_Success@10"])]
-                    rows.append(row)
-            lines += _table(header, rows)
-            lines += ["### By question type: chunk-level hit@1, Success@10, ok@B", ""]
-            header = ["arm", "ranking"] + [f"hit@1 {t} (n={ds['qtype_counts'][t]})" for t in qtypes]
-            header += [f"Success@10 {t}" for t in qtypes]
-            header += [f"{m} {t}" for m in ok_cols for t in qtypes]
-            rows = []
-            for arm in cfg["arms"]:
-                for ranking in cfg["rankings"]:
-                    bt = runs[(arm, method, scope, ranking)]["by_qtype"]
-                    rows.append(
-                        [f"`{arm}`", ranking]
-                        + [_pct(bt.get(t, {}).get("hit@1")) for t in qtypes]
-                        + [_pct(bt.get(t, {}).get("Success@10")) for t in qtypes]
-                        + [_pct(bt.get(t, {}).get(m)) for m in ok_cols for t in qtypes]
-                    )
-            lines += _table(header, rows)
-            lines += [
-                f"### Difference to `{cfg['baseline']}` (paired bootstrap 95% CI by document; exact McNemar on hit@1)",
-                "",
-            ]
-            header = ["arm", "ranking", "Δ hit@1 [95% CI]", "wins/losses", "McNemar p", "Δ Success@10 [95% CI]"]
-            header += [f"Δ {m} [95% CI]" for m in ok_cols]
-            header += [f"Δ hit@1 {t} [95% CI]" for t in qtypes]
-            rows = []
-            for arm in cfg["arms"]:
-                if arm == cfg["baseline"]:
-                    continue
-                for ranking in cfg["rankings"]:
-                    c = comps.get((arm, method, scope, ranking, "all", "hit@1"))
-                    r10 = comps.get((arm, method, scope, ranking, "all", "Success@10"))
-                    if c is None or r10 is None:
-                        continue
-                    row = [f"`{arm}`", ranking, _ci(c["ci"])]
-                    row += [f"{c['mcnemar']['wins']}/{c['mcnemar']['losses']}", f"{c['mcnemar']['p_value']:.3g}"]
-                    row += [_ci(r10["ci"])]
-                    for m in ok_cols:
-                        cm = comps.get((arm, method, scope, ranking, "all", m))
-                        row.append(_ci(cm["ci"]) if cm else "–")
-                    for t in qtypes:
-                        ct = comps.get((arm, method, scope, ranking, t, "hit@1"))
-                        row.append(_ci(ct["ci"]) if ct else "–")
-                    rows.append(row)
-            lines += _table(header, rows)
+    return lines
 
-    lines += [
+
+def _overall(view: _View, method: str, scope: str) -> list[str]:
+    """Every arm and ranking over all questions: chunk level, ``ok@B``, unit level, page level."""
+    cfg, runs, ok_cols, any_pages = view.cfg, view.runs, view.ok_cols, view.any_pages
+    header = ["arm", "ranking", "hit@1", "Success@5", "Success@10", "RR@10", "ceiling", *ok_cols]
+    header += ["unit_hit@1", "unit_ceiling", "hit@1 (doc macro)"]
+    if any_pages:
+        header += ["page Success@1", "page Success@10"]
+    rows = []
+    for arm in cfg["arms"]:
+        for ranking in cfg["rankings"]:
+            s = runs[(arm, method, scope, ranking)]
+            o = s["overall"]
+            row = [f"`{arm}`", ranking, _pct(o["hit@1"]), _pct(o["Success@5"]), _pct(o["Success@10"])]
+            row += [_pct(o["RR@10"]), _pct(o["ceiling"])] + [_pct(o.get(m)) for m in ok_cols]
+            row += [_pct(o.get("unit_hit@1")), _pct(o.get("unit_ceiling")), _pct(s["macro_doc"]["hit@1"])]
+            if any_pages:
+                row += [_pct(o["page_Success@1"]), _pct(o["page_Success@10"])]
+            rows.append(row)
+    return _table(header, rows)
+
+
+def _by_type(view: _View, method: str, scope: str) -> list[str]:
+    """Chunk-level hit@1, Success@10 and ``ok@B`` per question type."""
+    cfg, ds, qtypes, ok_cols = view.cfg, view.ds, view.qtypes, view.ok_cols
+    runs = view.runs
+    lines = ["### By question type: chunk-level hit@1, Success@10, ok@B", ""]
+    header = ["arm", "ranking"] + [f"hit@1 {t} (n={ds['qtype_counts'][t]})" for t in qtypes]
+    header += [f"Success@10 {t}" for t in qtypes]
+    header += [f"{m} {t}" for m in ok_cols for t in qtypes]
+    rows = []
+    for arm in cfg["arms"]:
+        for ranking in cfg["rankings"]:
+            bt = runs[(arm, method, scope, ranking)]["by_qtype"]
+            rows.append(
+                [f"`{arm}`", ranking]
+                + [_pct(bt.get(t, {}).get("hit@1")) for t in qtypes]
+                + [_pct(bt.get(t, {}).get("Success@10")) for t in qtypes]
+                + [_pct(bt.get(t, {}).get(m)) for m in ok_cols for t in qtypes]
+            )
+    return lines + _table(header, rows)
+
+
+def _differences(view: _View, method: str, scope: str) -> list[str]:
+    """Each arm against the baseline: paired bootstrap CIs and McNemar on hit@1."""
+    cfg, qtypes, ok_cols, comps = view.cfg, view.qtypes, view.ok_cols, view.comps
+    lines = [
+        f"### Difference to `{cfg['baseline']}` (paired bootstrap 95% CI by document; exact McNemar on hit@1)",
+        "",
+    ]
+    header = ["arm", "ranking", "Δ hit@1 [95% CI]", "wins/losses", "McNemar p", "Δ Success@10 [95% CI]"]
+    header += [f"Δ {m} [95% CI]" for m in ok_cols]
+    header += [f"Δ hit@1 {t} [95% CI]" for t in qtypes]
+    rows = []
+    for arm in cfg["arms"]:
+        if arm == cfg["baseline"]:
+            continue
+        for ranking in cfg["rankings"]:
+            c = comps.get((arm, method, scope, ranking, "all", "hit@1"))
+            r10 = comps.get((arm, method, scope, ranking, "all", "Success@10"))
+            if c is None or r10 is None:
+                continue
+            row = [f"`{arm}`", ranking, _ci(c["ci"])]
+            row += [f"{c['mcnemar']['wins']}/{c['mcnemar']['losses']}", f"{c['mcnemar']['p_value']:.3g}"]
+            row += [_ci(r10["ci"])]
+            for m in ok_cols:
+                cm = comps.get((arm, method, scope, ranking, "all", m))
+                row.append(_ci(cm["ci"]) if cm else "–")
+            for t in qtypes:
+                ct = comps.get((arm, method, scope, ranking, t, "hit@1"))
+                row.append(_ci(ct["ci"]) if ct else "–")
+            rows.append(row)
+    return lines + _table(header, rows)
+
+
+def _controls(view: _View) -> list[str]:
+    """The controls and ablations in the primary view."""
+    cfg, qtypes, runs, comps, emb = view.cfg, view.qtypes, view.runs, view.comps, view.emb
+    p_method, p_scope = view.p_method, view.p_scope
+    lines = [
         "## Controls and ablations",
         "",
         "Controls rule out easy explanations of a gain: `hybrid-pooled` (is it just pooling the pieces of a table?), "
@@ -207,8 +270,13 @@ def render_markdown(results: dict[str, Any], summary: dict[str, Any], plots: dic
             + [_pct(s["by_qtype"].get(t, {}).get("hit@1")) for t in qtypes]
         )
     lines += _table(header, rows)
+    return lines
 
-    lines += [
+
+def _cost(results: dict[str, Any], view: _View) -> list[str]:
+    """Chunks, vectors, tokens and times per arm."""
+    cfg, emb, p_method, p_scope = view.cfg, view.emb, view.p_method, view.p_scope
+    lines = [
         "## Cost",
         "",
         "Tokens counted with the bundled all-MiniLM-L6-v2 tokenizer over the embedded texts. Duplicated tokens: "
@@ -240,10 +308,7 @@ def render_markdown(results: dict[str, Any], summary: dict[str, Any], plots: dic
     lines += _table(header, rows)
     if emb.get("query_encode_ms_per_question"):
         lines += [f"Query embedding: {_fmt_time(emb['query_encode_ms_per_question'])} ms per question.", ""]
-    lines += ["## Plots", ""]
-    for title, name in plots.items():
-        lines += [f"![{title}]({name})", ""]
-    return "\n".join(lines)
+    return lines
 
 
 def _ci(ci: dict[str, Any]) -> str:

@@ -268,138 +268,16 @@ def run_benchmark(
     questions, skipped = usable_questions(dataset)
     if not questions:
         raise ValueError(f"dataset {dataset.name!r} has no usable question")
-    for m in methods:
-        if m not in METHODS:
-            raise ValueError(f"unknown retrieval method {m!r}; expected some of {', '.join(METHODS)}")
-    for s in scopes:
-        if s not in SCOPES:
-            raise ValueError(f"unknown scope {s!r}; expected some of {', '.join(SCOPES)}")
-    if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
-        raise ValueError(f"rounds must be a positive integer, got {rounds!r}")
-    from docling_evidence.tokenizer import check_max_tokens
-
-    check_max_tokens(max_tokens)
+    _check_settings(methods, scopes, rounds, max_tokens)
     needs_vectors = any(m != "bm25" for m in methods)
     if needs_vectors and embedder is None:
         raise ValueError("dense and hybrid retrieval need an embedder")
     arms = list(dict.fromkeys(arms))
     if BASELINE not in arms:
         arms.insert(0, BASELINE)
-
-    indexes: dict[str, _ArmIndex] = {}
-    chunk_cache: dict[str, dict[str, list[Any]]] = {}  # chunks by document of each distinct chunker, made once
-    chunk_seconds: dict[str, float] = {}
-    for arm in arms:
-        chunker = make_chunker(arm, max_tokens)
-        source = SAME_CHUNKS.get(arm, arm)
-        reused = source in chunk_cache
-        t0 = time.perf_counter()
-        records = build_arm(arm, dataset.documents, chunker, chunk_cache.setdefault(source, {}))
-        seconds = chunk_seconds[source] if reused else time.perf_counter() - t0
-        chunk_seconds.setdefault(source, seconds)
-        indexes[arm] = _ArmIndex(arm, records, seconds)
-        log(f"chunked {arm}: {len(records)} vectors in {indexes[arm].chunk_seconds:.1f} s")
-
-    q_texts = [q.question for q in questions]
-    q_vecs: np.ndarray | None = None
-    query_encode_s: list[float] = []
-    if needs_vectors:
-        assert embedder is not None
-        embedder.encode_passages([r.embed_text for r in indexes[arms[0]].records[:16]])  # warm-up
-        embedder.encode_queries(q_texts[:16])
-
-    embed_s: dict[str, list[float]] = {a: [] for a in arms}
-    query_ms: dict[tuple[str, str, str], list[float]] = {}
-    bm25_build_s: dict[tuple[str, str], list[float]] = {}
-    outcomes: dict[tuple[str, str, str, str], list[Outcome]] = {}
-    token_ends = TokenEnds()
-    for r in range(rounds):
-        embedded: dict[str, tuple[list[str], np.ndarray]] = {}
-        order = arms[r % len(arms) :] + arms[: r % len(arms)]
-        if needs_vectors:
-            assert embedder is not None
-            t0 = time.perf_counter()
-            vecs = embedder.encode_queries(q_texts)
-            query_encode_s.append(time.perf_counter() - t0)
-            if q_vecs is None:
-                q_vecs = vecs
-        for arm in order:
-            index = indexes[arm]
-            texts = [rec.embed_text for rec in index.records]
-            vectors = None
-            if needs_vectors:
-                assert embedder is not None
-                same = next((a for a in embedded if embedded[a][0] == texts), None)
-                if same is not None:  # e.g. hybrid-pooled indexes exactly hybrid's texts: same vectors, same cost
-                    vectors = embedded[same][1]
-                    embed_s[arm].append(embed_s[same][-1])
-                else:
-                    t0 = time.perf_counter()
-                    vectors = embedder.encode_passages(texts)
-                    embed_s[arm].append(time.perf_counter() - t0)
-                    embedded[arm] = (texts, vectors)
-            doc_ids = [rec.doc_id for rec in index.records]
-            rankings: dict[tuple[str, str], list[np.ndarray]] = {}
-            for scope in scopes:
-                retriever = Retriever(texts, doc_ids, vectors, scope=scope)  # type: ignore[arg-type]
-                if any(m != "dense" for m in methods):
-                    t0 = time.perf_counter()
-                    retriever.build_bm25()
-                    bm25_build_s.setdefault((arm, scope), []).append(time.perf_counter() - t0)
-                for method in methods:
-                    times = query_ms.setdefault((arm, method, scope), [])
-                    ranked_all: list[np.ndarray] = []
-                    for qi, q in enumerate(questions):
-                        qv = None if q_vecs is None else q_vecs[qi]
-                        t0 = time.perf_counter()
-                        ranked = retriever.search(method, q.doc_id, q.question, qv)  # type: ignore[arg-type]
-                        times.append((time.perf_counter() - t0) * 1000)
-                        ranked_all.append(ranked)
-                    rankings[(method, scope)] = ranked_all
-            if r == 0:
-                for (method, scope, ranking), outs in _judge_arm(index, questions, rankings, depth, token_ends).items():
-                    outcomes[(arm, method, scope, ranking)] = outs
-            log(f"round {r + 1}/{rounds}: {arm} done")
-
-    arms_doc: dict[str, Any] = {}
-    for arm in arms:
-        cost = index_cost(indexes[arm].records, getattr(embedder, "max_seq_length", None) if needs_vectors else None)
-        cost["chunk_seconds"] = indexes[arm].chunk_seconds
-        cost["embed_seconds"] = _timing(embed_s[arm]) if needs_vectors else None
-        cost["bm25_index_seconds"] = {
-            scope: _timing(bm25_build_s[(arm, scope)]) for scope in scopes if (arm, scope) in bm25_build_s
-        }
-        cost["query_ms"] = {f"{m}/{s}": _timing(query_ms[(arm, m, s)]) for m in methods for s in scopes}
-        arms_doc[arm] = {"description": ARM_DESCRIPTIONS[arm], "cost": cost}
-
-    runs = [
-        {
-            "arm": arm,
-            "method": method,
-            "scope": scope,
-            "ranking": ranking,
-            "first_hit": [o.first_hit for o in outcomes[(arm, method, scope, ranking)]],
-            "first_page_hit": [o.first_page_hit for o in outcomes[(arm, method, scope, ranking)]],
-            "ceiling": [o.ceiling for o in outcomes[(arm, method, scope, ranking)]],
-            "first_unit_hit": [o.first_unit_hit for o in outcomes[(arm, method, scope, ranking)]],
-            "unit_ceiling": [o.unit_ceiling for o in outcomes[(arm, method, scope, ranking)]],
-            "ok": ["".join("1" if x else "0" for x in (o.ok or ())) for o in outcomes[(arm, method, scope, ranking)]],
-        }
-        for arm in arms
-        for method in methods
-        for scope in scopes
-        for ranking in RANKINGS
-    ]
-    embedder_doc = None
-    if needs_vectors and embedder is not None:
-        embedder_doc = {
-            "name": embedder.name,
-            "dim": embedder.dim,
-            "max_seq_length": getattr(embedder, "max_seq_length", None),
-            "query_prefix": getattr(embedder, "query_prefix", ""),
-            "passage_prefix": getattr(embedder, "passage_prefix", ""),
-            "query_encode_ms_per_question": _timing([s * 1000 / len(q_texts) for s in query_encode_s]),
-        }
+    indexes = _chunk_arms(dataset, arms, max_tokens, log)
+    rounds_run = _Rounds(questions, methods, scopes, embedder if needs_vectors else None, depth, log)
+    rounds_run.measure(indexes, arms, rounds)
     results: dict[str, Any] = {
         "schema": RESULTS_SCHEMA,
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
@@ -418,27 +296,210 @@ def run_benchmark(
             "delivery": DELIVERY,
             "rrf_k": RRF_K,
             "rounds": rounds,
-            "embedder": embedder_doc,
+            "embedder": rounds_run.embedder_doc(),
         },
-        "dataset": {
-            "name": dataset.name,
-            "n_documents": len(dataset.documents),
-            "n_questions": len(questions),
-            "skipped_questions": skipped,
-            "qtype_counts": {
-                t: sum(1 for q in questions if q.qtype == t) for t in dict.fromkeys(q.qtype for q in questions)
-            },
-            "loader_stats": dict(dataset.stats),
-        },
+        "dataset": _dataset_doc(dataset, questions, skipped),
         "questions": [
             {"qid": q.qid, "doc_id": q.doc_id, "qtype": q.qtype, "page_eligible": bool(q.evidence_pages)}
             for q in questions
         ],
-        "arms": arms_doc,
-        "runs": runs,
+        "arms": {arm: rounds_run.arm_doc(arm, indexes[arm]) for arm in arms},
+        "runs": [
+            rounds_run.run_doc(arm, m, s, ranking)
+            for arm in arms
+            for m in methods
+            for s in scopes
+            for ranking in RANKINGS
+        ],
     }
     results["summary"] = summarize(results)
     return results
+
+
+def _check_settings(methods: Sequence[str], scopes: Sequence[str], rounds: int, max_tokens: int) -> None:
+    """ValueError naming the first unknown method or scope, a non-positive ``rounds`` or a bad ``max_tokens``."""
+    for m in methods:
+        if m not in METHODS:
+            raise ValueError(f"unknown retrieval method {m!r}; expected some of {', '.join(METHODS)}")
+    for s in scopes:
+        if s not in SCOPES:
+            raise ValueError(f"unknown scope {s!r}; expected some of {', '.join(SCOPES)}")
+    if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
+        raise ValueError(f"rounds must be a positive integer, got {rounds!r}")
+    from docling_evidence.tokenizer import check_max_tokens
+
+    check_max_tokens(max_tokens)
+
+
+def _chunk_arms(
+    dataset: BenchDataset, arms: Sequence[str], max_tokens: int, log: Callable[[str], None]
+) -> dict[str, _ArmIndex]:
+    """Each arm's indexed records; arms that index the same chunks (:data:`SAME_CHUNKS`) chunk once and share the
+    chunking time."""
+    indexes: dict[str, _ArmIndex] = {}
+    chunk_cache: dict[str, dict[str, list[Any]]] = {}  # chunks by document of each distinct chunker, made once
+    chunk_seconds: dict[str, float] = {}
+    for arm in arms:
+        chunker = make_chunker(arm, max_tokens)
+        source = SAME_CHUNKS.get(arm, arm)
+        reused = source in chunk_cache
+        t0 = time.perf_counter()
+        records = build_arm(arm, dataset.documents, chunker, chunk_cache.setdefault(source, {}))
+        seconds = chunk_seconds[source] if reused else time.perf_counter() - t0
+        chunk_seconds.setdefault(source, seconds)
+        indexes[arm] = _ArmIndex(arm, records, seconds)
+        log(f"chunked {arm}: {len(records)} vectors in {indexes[arm].chunk_seconds:.1f} s")
+    return indexes
+
+
+def _dataset_doc(dataset: BenchDataset, questions: Sequence[QAItem], skipped: int) -> dict[str, Any]:
+    """The results document's ``dataset`` block."""
+    return {
+        "name": dataset.name,
+        "n_documents": len(dataset.documents),
+        "n_questions": len(questions),
+        "skipped_questions": skipped,
+        "qtype_counts": {
+            t: sum(1 for q in questions if q.qtype == t) for t in dict.fromkeys(q.qtype for q in questions)
+        },
+        "loader_stats": dict(dataset.stats),
+    }
+
+
+class _Rounds:
+    """The measured rounds of one run: embedding and query times of every round, outcomes of the first."""
+
+    def __init__(
+        self,
+        questions: list[QAItem],
+        methods: Sequence[str],
+        scopes: Sequence[str],
+        embedder: Embedder | None,
+        depth: int,
+        log: Callable[[str], None],
+    ) -> None:
+        self.questions = questions
+        self.methods = methods
+        self.scopes = scopes
+        self.embedder = embedder
+        """The embedder when a method needs vectors, else None."""
+        self.depth = depth
+        self.log = log
+        self.q_texts = [q.question for q in questions]
+        self.q_vecs: np.ndarray | None = None
+        self.query_encode_s: list[float] = []
+        self.embed_s: dict[str, list[float]] = {}
+        self.query_ms: dict[tuple[str, str, str], list[float]] = {}
+        self.bm25_build_s: dict[tuple[str, str], list[float]] = {}
+        self.outcomes: dict[tuple[str, str, str, str], list[Outcome]] = {}
+        self.token_ends = TokenEnds()
+
+    def measure(self, indexes: dict[str, _ArmIndex], arms: list[str], rounds: int) -> None:
+        """``rounds`` rounds over every arm, the arm order rotated by one each round (after a warm-up)."""
+        self.embed_s = {a: [] for a in arms}
+        if self.embedder is not None:
+            self.embedder.encode_passages([r.embed_text for r in indexes[arms[0]].records[:16]])  # warm-up
+            self.embedder.encode_queries(self.q_texts[:16])
+        for r in range(rounds):
+            embedded: dict[str, tuple[list[str], np.ndarray]] = {}
+            order = arms[r % len(arms) :] + arms[: r % len(arms)]
+            if self.embedder is not None:
+                t0 = time.perf_counter()
+                vecs = self.embedder.encode_queries(self.q_texts)
+                self.query_encode_s.append(time.perf_counter() - t0)
+                if self.q_vecs is None:
+                    self.q_vecs = vecs
+            for arm in order:
+                rankings = self._rank(arm, indexes[arm], embedded)
+                if r == 0:
+                    judged = _judge_arm(indexes[arm], self.questions, rankings, self.depth, self.token_ends)
+                    for (method, scope, ranking), outs in judged.items():
+                        self.outcomes[(arm, method, scope, ranking)] = outs
+                self.log(f"round {r + 1}/{rounds}: {arm} done")
+
+    def _vectors(self, arm: str, texts: list[str], embedded: dict[str, tuple[list[str], np.ndarray]]) -> Any:
+        """The arm's passage vectors (timed); an arm indexing exactly the texts of one embedded before in this round
+        (e.g. ``hybrid-pooled`` and ``hybrid``) gets its vectors and its cost."""
+        if self.embedder is None:
+            return None
+        same = next((a for a in embedded if embedded[a][0] == texts), None)
+        if same is not None:
+            self.embed_s[arm].append(self.embed_s[same][-1])
+            return embedded[same][1]
+        t0 = time.perf_counter()
+        vectors = self.embedder.encode_passages(texts)
+        self.embed_s[arm].append(time.perf_counter() - t0)
+        embedded[arm] = (texts, vectors)
+        return vectors
+
+    def _rank(
+        self, arm: str, index: _ArmIndex, embedded: dict[str, tuple[list[str], np.ndarray]]
+    ) -> dict[tuple[str, str], list[np.ndarray]]:
+        """Every question's ranking by each method and scope over one arm's index (each search timed)."""
+        texts = [rec.embed_text for rec in index.records]
+        vectors = self._vectors(arm, texts, embedded)
+        doc_ids = [rec.doc_id for rec in index.records]
+        rankings: dict[tuple[str, str], list[np.ndarray]] = {}
+        for scope in self.scopes:
+            retriever = Retriever(texts, doc_ids, vectors, scope=scope)  # type: ignore[arg-type]
+            if any(m != "dense" for m in self.methods):
+                t0 = time.perf_counter()
+                retriever.build_bm25()
+                self.bm25_build_s.setdefault((arm, scope), []).append(time.perf_counter() - t0)
+            for method in self.methods:
+                times = self.query_ms.setdefault((arm, method, scope), [])
+                ranked_all: list[np.ndarray] = []
+                for qi, q in enumerate(self.questions):
+                    qv = None if self.q_vecs is None else self.q_vecs[qi]
+                    t0 = time.perf_counter()
+                    ranked = retriever.search(method, q.doc_id, q.question, qv)  # type: ignore[arg-type]
+                    times.append((time.perf_counter() - t0) * 1000)
+                    ranked_all.append(ranked)
+                rankings[(method, scope)] = ranked_all
+        return rankings
+
+    def arm_doc(self, arm: str, index: _ArmIndex) -> dict[str, Any]:
+        """The results document's entry of one arm: its description and its cost."""
+        needs_vectors = self.embedder is not None
+        cost = index_cost(index.records, getattr(self.embedder, "max_seq_length", None) if needs_vectors else None)
+        cost["chunk_seconds"] = index.chunk_seconds
+        cost["embed_seconds"] = _timing(self.embed_s[arm]) if needs_vectors else None
+        cost["bm25_index_seconds"] = {
+            scope: _timing(self.bm25_build_s[(arm, scope)])
+            for scope in self.scopes
+            if (arm, scope) in self.bm25_build_s
+        }
+        cost["query_ms"] = {f"{m}/{s}": _timing(self.query_ms[(arm, m, s)]) for m in self.methods for s in self.scopes}
+        return {"description": ARM_DESCRIPTIONS[arm], "cost": cost}
+
+    def run_doc(self, arm: str, method: str, scope: str, ranking: str) -> dict[str, Any]:
+        """The results document's entry of one run: each question's outcome, field by field."""
+        outs = self.outcomes[(arm, method, scope, ranking)]
+        return {
+            "arm": arm,
+            "method": method,
+            "scope": scope,
+            "ranking": ranking,
+            "first_hit": [o.first_hit for o in outs],
+            "first_page_hit": [o.first_page_hit for o in outs],
+            "ceiling": [o.ceiling for o in outs],
+            "first_unit_hit": [o.first_unit_hit for o in outs],
+            "unit_ceiling": [o.unit_ceiling for o in outs],
+            "ok": ["".join("1" if x else "0" for x in (o.ok or ())) for o in outs],
+        }
+
+    def embedder_doc(self) -> dict[str, Any] | None:
+        """The results document's ``config["embedder"]`` (None without vectors)."""
+        if self.embedder is None:
+            return None
+        return {
+            "name": self.embedder.name,
+            "dim": self.embedder.dim,
+            "max_seq_length": getattr(self.embedder, "max_seq_length", None),
+            "query_prefix": getattr(self.embedder, "query_prefix", ""),
+            "passage_prefix": getattr(self.embedder, "passage_prefix", ""),
+            "query_encode_ms_per_question": _timing([s * 1000 / len(self.q_texts) for s in self.query_encode_s]),
+        }
 
 
 def write_json_atomic(path: str | Path, obj: Any) -> Path:
