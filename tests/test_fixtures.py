@@ -15,13 +15,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from shared_paths import FIXTURES
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-FIXTURES = Path(__file__).resolve().parents[1].parent / "shared" / "fixtures"
 FIXTURE_PATHS = sorted(FIXTURES.rglob("*.json")) if FIXTURES.is_dir() else []
 FIXTURE_PARAMS = [pytest.param(p, id=p.relative_to(FIXTURES).as_posix()) for p in FIXTURE_PATHS] or [
-    pytest.param(None, marks=pytest.mark.skip(reason=f"real fixtures not found at {FIXTURES}"), id="no-fixtures")
+    pytest.param(
+        None,
+        marks=[pytest.mark.skip(reason=f"real fixtures not found at {FIXTURES}"), pytest.mark.slow],
+        id="no-fixtures",
+    )
 ]
 
 _MD_ESCAPE = re.compile(r"\\([\\|])")

@@ -11,12 +11,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from shared_paths import FIXTURES
 
 from docling_evidence.meta import EVIDENCE_FIELDS
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-FIXTURES = Path(__file__).resolve().parents[1].parent / "shared" / "fixtures"
 
 HTML = """<!DOCTYPE html>
 <html><body>

@@ -22,8 +22,9 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-SUITE = REPO.parent / "shared" / "docling-core-tests"
-"""The docling-core test copy with the data and conftest the sdist does not ship (see its README)."""
+SUITE = Path(os.environ.get("DOCLING_EVIDENCE_SHARED") or REPO.parent / "shared") / "docling-core-tests"
+"""The docling-core test copy with the data and conftest the sdist does not ship (see its README), in the shared
+folder as ``tests/shared_paths.py`` finds it (this file also runs as a script, without ``tests/`` on the path)."""
 
 TEST_MODULES = ("tests/test_hybrid_chunker.py", "tests/test_chunk_expander.py")
 """The modules that exercise a chunker; docling-core's other test modules (test_utils: URL helpers) do not."""

@@ -3,17 +3,17 @@ HybridChunker's with the same settings (the text, what is embedded, and the doc 
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
 from docling_core.transforms.chunker.hybrid_chunker import HybridChunker
 from docling_core.types.doc import DocItemLabel, DoclingDocument
+from shared_paths import FIXTURES
 
 from docling_evidence import EvidenceChunker
 from docling_evidence.tokenizer import bundled_tokenizer
 
-FIXTURE = Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "docling" / "2206.01062.json"
+FIXTURE = FIXTURES / "docling" / "2206.01062.json"
 
 NON_DEFAULT: dict[str, list[Any]] = {
     "delim": [" ", "\n\n"],

@@ -52,11 +52,11 @@ def test_context_piece_first_still_delivers_the_answer_row(doclaynet: tuple[Evid
     assert "58022" not in tok.decode(tok.encode(whole, add_special_tokens=False).ids[:256])
 
 
-def test_hybrid_chunks_of_the_same_document(doclaynet: tuple[EvidenceChunker, list[Any]]) -> None:
+def test_hybrid_chunks_of_the_same_document(doclaynet: tuple[EvidenceChunker, list[Any]], shared_dir: Path) -> None:
     from docling_core.transforms.chunker.hybrid_chunker import HybridChunker
 
     chunker, _ = doclaynet
-    path = Path(__file__).resolve().parents[2].parent / "shared" / "fixtures" / "docling" / "2206.01062.json"
+    path = shared_dir / "fixtures" / "docling" / "2206.01062.json"
     hybrid = list(HybridChunker(tokenizer=chunker.tokenizer).chunk(DoclingDocument.load_from_json(path)))
     tables = [c for c in hybrid if any(str(it.label) == "table" for it in c.meta.doc_items)]
     holding = next(c for c in tables if "Page-header, Count = 58022" in c.text)

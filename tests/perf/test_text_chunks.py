@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import pytest
 from docling_core.transforms.chunker.hybrid_chunker import HybridChunker
@@ -11,12 +10,12 @@ from docling_core.types.doc import ContentLayer, DocItemLabel, DoclingDocument, 
 from docs_builder import add_table, paged_doc, prov
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from shared_paths import FIXTURES
 
 from docling_evidence.split.text_chunks import _view, text_chunks
 from docling_evidence.tables.serializer import EvidenceSerializerProvider
 from docling_evidence.tokenizer import MemoTokenizer, TokenizersTokenizer, bundled_tokenizer, lines_add_up
 
-FIXTURES = Path(__file__).resolve().parents[3] / "shared" / "fixtures"
 SMALL = ["docling/2305.03393v1-pg9.json", "docling/multi_page.json", "docling-core/doc__ddoc_0.json"]
 
 
