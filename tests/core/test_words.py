@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import re
 
-from hypothesis import given
+import pytest
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from docling_evidence.split.pieces import UnitParts
 from docling_evidence.tables.affinity import named_rows
+from docling_evidence.tables.formats import TABLE_FORMATS
 from docling_evidence.tables.rows import TableRows
 from docling_evidence.text.words import STOP_WORDS, WORD, content_words, numbers, significant_digits, words
 
@@ -56,6 +59,123 @@ def test_content_words_drop_stop_words_and_short_words_and_pair_cjk_characters()
 def test_row_values_name_rows_only_when_standing_alone() -> None:
     rows = TableRows(header=(("Item", "Value"),), body=(("Sales", "2019"), ("Costs", "1,496.5")), label_cols=1)
     assert named_rows(["In FY2019 we sold more", "We paid 1,496.5"], rows) == ((), (1,))
+
+
+def _rows_named_by_definition(text: str, rows: TableRows) -> tuple[int, ...]:
+    r"""The body rows ``text`` names, straight from the definition, one row at a time against every other row.
+
+    Row ``r`` is named by its label (the words of its label cells, caseless) appearing as consecutive whole words of
+    the text, when the label has 3+ characters, at most 12 words, a letter, and no other row has the same label; or
+    by a value of its other cells (a number standing alone, 3+ characters as written) that no other row holds and the
+    text holds. More than 3 named rows name none. Words are ``\w+`` runs; values are read by ``numbers``, tested
+    above.
+    """
+
+    def label(row: tuple[str, ...]) -> list[str]:
+        return re.findall(r"\w+", " ".join(row[: rows.label_cols]).casefold())
+
+    def values(text: str) -> set[str]:
+        return numbers(text, inside_words=False, min_significant_digits=0, min_chars=3)
+
+    text_words = re.findall(r"\w+", text.casefold())
+    named = []
+    for r, row in enumerate(rows.body):
+        others = [other for o, other in enumerate(rows.body) if o != r]
+        own = label(row)
+        phrase = " ".join(own)
+        label_names = (
+            len(phrase) >= 3
+            and len(own) <= 12
+            and any(ch.isalpha() for ch in phrase)
+            and all(label(other) != own for other in others)
+            and any(text_words[i : i + len(own)] == own for i in range(len(text_words)))
+        )
+        other_values = set().union(*(values(" ".join(other[rows.label_cols :])) for other in others))
+        value_names = bool((values(" ".join(row[rows.label_cols :])) - other_values) & values(text))
+        if label_names or value_names:
+            named.append(r)
+    return tuple(named) if len(named) <= 3 else ()
+
+
+_CELL = st.sampled_from(
+    ["North", "South", "north", "North America", "Asia", "EU", "ab", "b-c", "FY2019", "Total", "Q1 2019", ""]
+)
+_VALUE = st.sampled_from(["1,234", "1234", "12", "12.5", "2019", "0.5", "7", "n/a", "-", "305", "44.1"])
+_FILLER = st.sampled_from(["In", "the", "rose", "to", "Americas", "(12.5)", "v2.125", "Southern"])
+
+
+_REGIONS = ["Asia", "Europe", "Africa", "Oceania", "Middle East", "Latin America", "Nordics"]
+
+
+@st.composite
+def _tables_and_texts(draw: st.DrawFn) -> tuple[TableRows, list[str]]:
+    """A small table and texts made of its own cells, other cells and filler words, joined by spaces, commas, hyphens
+    or nothing (so whole-word matching is exercised). Half the tables have labels and values that often repeat; the
+    other half one distinct label per row, so that a text names several rows."""
+    value_cols = draw(st.integers(1, 2))
+    values = st.tuples(*[_VALUE] * value_cols)
+    if draw(st.booleans()):
+        label_cols = draw(st.sampled_from([0, 1, 1, 2]))
+        body = tuple(draw(st.lists(st.tuples(*[_CELL] * label_cols, *[_VALUE] * value_cols), min_size=1, max_size=7)))
+    else:
+        label_cols = 1
+        labels = draw(st.lists(st.sampled_from(_REGIONS), min_size=1, max_size=7, unique=True))
+        body = tuple((label, *draw(values)) for label in labels)
+    own_cells = st.sampled_from([cell for row in body for cell in row])
+    word = st.one_of(own_cells, own_cells, _CELL, _VALUE, _FILLER)
+    sentence = st.tuples(st.lists(word, min_size=1, max_size=12), st.sampled_from([" ", " ", ", ", "-", ""]))
+    texts = [sep.join(parts) for parts, sep in draw(st.lists(sentence, min_size=1, max_size=4))]
+    return TableRows(header=(), body=body, label_cols=label_cols), texts
+
+
+_REGION_ROWS = TableRows(header=(), body=(("North", "1,234"), ("South", "12"), ("North", "77.5")), label_cols=1)
+_EDGE_ROWS = TableRows(
+    header=(),
+    body=(("EU", "1"), ("b-c", "2"), (" ".join(["w"] * 12), "3"), (" ".join(["v"] * 13), "4"), ("2019", "305")),
+    label_cols=1,
+)
+_FOUR_ROWS = TableRows(header=(), body=tuple((f"Region {c}", "1") for c in "ABCD"), label_cols=1)
+_KNOWN_CASES = [
+    (_REGION_ROWS, "South rose", (1,)),
+    (_REGION_ROWS, "North rose", ()),  # a label two rows share names neither
+    (_REGION_ROWS, "North rose to 77.5", (2,)),  # but a value only one row holds does
+    (_REGION_ROWS, "It was 1234 and 12", (0,)),  # with or without the separator; "12" is too short to name a row
+    (_REGION_ROWS, "Southern regions", ()),  # whole words only
+    (_EDGE_ROWS, "EU rose", ()),  # a label of 2 characters is too short
+    (_EDGE_ROWS, "the b c line", (1,)),  # 3 characters ("b c") are enough, hyphen or not
+    (_EDGE_ROWS, " ".join(["w"] * 12), (2,)),  # a label of 12 words is looked for
+    (_EDGE_ROWS, " ".join(["v"] * 13), ()),  # one of 13 is not
+    (_EDGE_ROWS, "in 2019", ()),  # a label needs a letter
+    (_EDGE_ROWS, "then 305", (4,)),  # a value of 3 characters names its row
+    (_FOUR_ROWS, "Region A, Region B and Region C", (0, 1, 2)),
+    (_FOUR_ROWS, "Region A, Region B, Region C and Region D", ()),  # more than 3 rows: about the whole table
+]
+
+
+@pytest.mark.parametrize(("rows", "text", "named"), _KNOWN_CASES)
+def test_named_rows_on_cases_worked_out_by_hand(rows: TableRows, text: str, named: tuple[int, ...]) -> None:
+    """The test's reading of the definition, and ``named_rows``, on cases at each threshold of the definition."""
+    assert _rows_named_by_definition(text, rows) == named
+    assert named_rows([text], rows) == (named,)
+
+
+@given(_tables_and_texts())
+@settings(max_examples=60)
+def test_named_rows_follow_the_definition(table_and_texts: tuple[TableRows, list[str]]) -> None:
+    """``named_rows`` and a split unit's ``rows_named`` (the placement the splitter uses) give, for every text, the
+    rows the definition gives."""
+    rows, texts = table_and_texts
+    expected = tuple(_rows_named_by_definition(text, rows) for text in texts)
+    assert named_rows(texts, rows) == expected
+    parts = UnitParts(
+        caption="",
+        context_before=tuple(texts[:1]),
+        context_after=tuple(texts[1:]),
+        footnotes=(),
+        rows=rows,
+        fmt=TABLE_FORMATS["markdown"],
+    )
+    assert parts.rows_named() == expected
 
 
 @given(_TEXT)

@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from docling_core.types.doc import DocItemLabel
+from docs_builder import add_table, paged_doc, prov
 
 pytest.importorskip("langchain_core")
 
@@ -139,7 +141,13 @@ def test_flatten_copies_fields_and_leaves_input_alone(fleet_doc: Any, chunker: A
         assert after.metadata["dl_meta"] == before.metadata["dl_meta"]
         for key in FLAT_FIELDS:
             assert after.metadata[key] == before.metadata["dl_meta"][key]
-    assert all(isinstance(p, int) for d in flat for p in d.metadata["page_span"])
+    # the fleet document has no pages: page numbers are checked on one that has
+    paged = paged_doc(2)
+    paged.add_text(label=DocItemLabel.TEXT, text="Table 1 lists the fleet.", prov=prov(1, 50, 700, 300, 780))
+    add_table(paged, [["Vessel", "Tonnage"]], [["Aurora", "1444"]], provs=[prov(2, 50, 40, 300, 200)])
+    spans = [d.metadata["page_span"] for d in flatten_evidence_metadata(chunk_documents(chunker, paged))]
+    assert [1, 2] in spans and all(spans), spans
+    assert all(type(p) is int for span in spans for p in span)
 
 
 def test_flatten_passes_foreign_documents_and_rejects_non_documents() -> None:

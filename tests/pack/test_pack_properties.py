@@ -36,7 +36,17 @@ def _check_common(chunker: EvidenceChunker, ranked: list[Any], packed: Any, budg
     assert firsts == sorted(firsts), "ranking order kept"
     assert packed.text == "\n\n".join(b.text for b in packed.blocks)
     for block in packed.blocks:
-        assert all(ranked[r] is not None for r in block.ranks)
+        # the chunks merged into a block: some, in ranking order, each from the ranking and of the block's unit
+        assert (
+            block.ranks
+            and block.ranks == sorted(set(block.ranks))
+            and 0 <= block.ranks[0] <= block.ranks[-1] < len(ranked)
+        )
+        for r in block.ranks:
+            unit_id = getattr(ranked[r].meta, "unit_id", None)
+            assert unit_id is None or unit_id == block.unit_id, (r, unit_id, block.key)
+        chunk_refs = {item.self_ref for r in block.ranks for item in ranked[r].meta.doc_items}
+        assert set(block.doc_refs) <= chunk_refs, "the refs a block cites are its chunks' items"
 
 
 @SETTINGS
