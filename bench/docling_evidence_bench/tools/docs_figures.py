@@ -154,12 +154,12 @@ class Figures:
 
     @cached_property
     def tatqa(self) -> Bench:
-        """TAT-QA dev, ``docling-evidence bench targets``."""
+        """TAT-QA dev, ``docling-evidence-bench targets``."""
         return self._bench("tatqa-dev-targets")
 
     @cached_property
     def fixture_qa(self) -> Bench:
-        """The generated questions over the real fixtures, ``docling-evidence bench run`` (docs/benchmark.md)."""
+        """The generated questions over the real fixtures, ``docling-evidence-bench run`` (docs/benchmark.md)."""
         return self._bench("fixtures-qa")
 
     @cached_property
