@@ -1,8 +1,8 @@
 """EvidenceChunker on every real Docling fixture in ``../shared/fixtures`` (skipped when the folder is absent).
 
 Each fixture is loaded and chunked once per session (``_chunked``); the determinism test chunks it a second time
-with a second chunker instance. The checks are the issue's "Show" list: captions Docling linked stay with their
-table (text and doc item), ``page_span`` is right, nothing of the body is lost, every chunk fits the tokenizer.
+with a second chunker instance. The checks: captions Docling linked stay with their table (text and doc item),
+``page_span`` is right, nothing of the body is lost, every chunk fits the tokenizer.
 """
 
 from __future__ import annotations
@@ -315,7 +315,7 @@ def test_deterministic_and_unit_ids_stable(path: Path | None) -> None:
 
 @pytest.mark.parametrize("path", FIXTURE_PARAMS)
 def test_every_chunk_is_a_docling_core_chunk(path: Path | None) -> None:
-    """Drop-in (issue 16): every chunk validates as docling-core's ``DocChunk`` and survives its JSON export, names
+    """Drop-in: every chunk validates as docling-core's ``DocChunk`` and survives its JSON export, names
     the document's ``origin`` (as every HybridChunker chunk does), and has text (no empty node downstream)."""
     from docling_core.transforms.chunker import DocChunk
 

@@ -74,7 +74,8 @@ def test_table_pages_are_the_tables_own_pages_and_page_span_the_units() -> None:
     assert unit.meta.roles[doc.texts[1].self_ref] == "context"
     assert unit.meta.page_span == [1, 2, 3]
     assert unit.meta.table_pages == [2, 3]
-    assert all(c.meta.table_pages == [] for c in chunks if c.meta.kind == "text")
+    text_chunks = [c for c in chunks if c.meta.kind == "text"]
+    assert text_chunks and all(c.meta.table_pages == [] for c in text_chunks)
     assert "table_pages" in EVIDENCE_FIELDS and "[2, 3]" not in chunker.contextualize(unit)
 
 

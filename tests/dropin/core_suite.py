@@ -1,4 +1,4 @@
-"""Run docling-core 2.104.0's own chunker tests against a chunker class (the drop-in contract of issue 16).
+"""Run docling-core 2.104.0's own chunker tests against a chunker class (the drop-in contract).
 
 The tests live in ``../shared/docling-core-tests`` (MIT, docling-project/docling-core; never copied into this
 repository). :func:`run_suite` copies them to a temporary folder, replaces the ``HybridChunker`` import line with the

@@ -1,4 +1,4 @@
-"""Chunks docling-core consumers accept unchanged: origin, non-empty text, headings, unit ids (issue 16)."""
+"""Chunks docling-core consumers accept unchanged: origin, non-empty text, headings, unit ids."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Every constructor form of HybridChunker works for EvidenceChunker with the same meaning (issue 16)."""
+"""Every constructor form of HybridChunker works for EvidenceChunker with the same meaning."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""docling-core 2.104.0's own HybridChunker and chunk-expander tests, run against EvidenceChunker (issue 16).
+"""docling-core 2.104.0's own HybridChunker and chunk-expander tests, run against EvidenceChunker.
 
 How: ``core_suite.run_suite`` copies ``../shared/docling-core-tests`` to a temporary folder, swaps the one
 ``HybridChunker`` import line for ``EvidenceChunker``, runs pytest on the copy offline in a subprocess, and each test

@@ -1,4 +1,4 @@
-"""HybridChunker's table-header settings keep their meaning (issue 16): repeat_table_header, omit_header_on_overflow."""
+"""HybridChunker's table-header settings keep their meaning: repeat_table_header, omit_header_on_overflow."""
 
 from __future__ import annotations
 

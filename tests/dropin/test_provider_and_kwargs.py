@@ -139,6 +139,7 @@ def test_expanders_accept_every_chunk(provider: ChunkingSerializerProvider | Non
     doc.add_text(label=DocItemLabel.TEXT, text="Later text.", prov=prov(2, 50, 70, 500, 90))
     chunker = EvidenceChunker(serializer_provider=provider) if provider else EvidenceChunker()
     ser = chunker.serializer_provider.get_serializer(doc)
+    tables_expanded = 0
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # "cannot expand" / "did not yield any text" would be warnings
         for chunk in chunker.chunk(doc):
@@ -149,8 +150,11 @@ def test_expanders_accept_every_chunk(provider: ChunkingSerializerProvider | Non
                 assert expanded.meta.origin == chunk.meta.origin
             assert {it.self_ref for it in chunk.meta.doc_items} <= {it.self_ref for it in page.meta.doc_items}
             if chunk.meta.kind == "table":
+                tables_expanded += 1
                 table_lines = [ln for ln in chunk.text.splitlines() if ln.startswith("|")]
                 assert all(line in tree.text for line in table_lines)
+                assert all(cell in tree.text for cell in ("Region", "Sales", "North", "12", "South", "7"))
+    assert tables_expanded == 1
 
 
 @pytest.mark.parametrize("provider", [HTMLProvider(), MarkdownProvider()])
@@ -163,7 +167,7 @@ def test_a_one_row_table_of_another_serializer_is_its_content(provider: Chunking
     (piece,) = _table_pieces(list(EvidenceChunker(serializer_provider=provider).chunk(doc)), table)
     head, body = _serializer_lines(provider, doc, table)
     assert not [line for line in body if not line.startswith("</")]  # the serializer calls it all header
-    assert all(line in piece.text for line in head)
+    assert head and all(line in piece.text for line in head)
     assert any("--no-defaults" in view for view in piece.meta.views)
 
 

@@ -104,7 +104,7 @@ def test_langchain_without_budget_is_unchanged(lc_store: Any, chunker: Any) -> N
     from docling_evidence.integrations.langchain import MaxPoolRetriever
 
     plain = MaxPoolRetriever(vectorstore=lc_store, k=3, fetch_k=30).invoke(QUERY)
-    assert all("packed" not in d.metadata for d in plain)
+    assert plain and all("packed" not in d.metadata for d in plain)
     with pytest.raises(ValueError, match="budget"):
         MaxPoolRetriever(vectorstore=lc_store, budget=0)
 
