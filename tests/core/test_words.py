@@ -7,6 +7,7 @@ import re
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from row_naming import rows_named_by_definition
 
 from docling_evidence.split.pieces import UnitParts
 from docling_evidence.tables.affinity import named_rows
@@ -59,42 +60,6 @@ def test_content_words_drop_stop_words_and_short_words_and_pair_cjk_characters()
 def test_row_values_name_rows_only_when_standing_alone() -> None:
     rows = TableRows(header=(("Item", "Value"),), body=(("Sales", "2019"), ("Costs", "1,496.5")), label_cols=1)
     assert named_rows(["In FY2019 we sold more", "We paid 1,496.5"], rows) == ((), (1,))
-
-
-def _rows_named_by_definition(text: str, rows: TableRows) -> tuple[int, ...]:
-    r"""The body rows ``text`` names, straight from the definition, one row at a time against every other row.
-
-    Row ``r`` is named by its label (the words of its label cells, caseless) appearing as consecutive whole words of
-    the text, when the label has 3+ characters, at most 12 words, a letter, and no other row has the same label; or
-    by a value of its other cells (a number standing alone, 3+ characters as written) that no other row holds and the
-    text holds. More than 3 named rows name none. Words are ``\w+`` runs; values are read by ``numbers``, tested
-    above.
-    """
-
-    def label(row: tuple[str, ...]) -> list[str]:
-        return re.findall(r"\w+", " ".join(row[: rows.label_cols]).casefold())
-
-    def values(text: str) -> set[str]:
-        return numbers(text, inside_words=False, min_significant_digits=0, min_chars=3)
-
-    text_words = re.findall(r"\w+", text.casefold())
-    named = []
-    for r, row in enumerate(rows.body):
-        others = [other for o, other in enumerate(rows.body) if o != r]
-        own = label(row)
-        phrase = " ".join(own)
-        label_names = (
-            len(phrase) >= 3
-            and len(own) <= 12
-            and any(ch.isalpha() for ch in phrase)
-            and all(label(other) != own for other in others)
-            and any(text_words[i : i + len(own)] == own for i in range(len(text_words)))
-        )
-        other_values = set().union(*(values(" ".join(other[rows.label_cols :])) for other in others))
-        value_names = bool((values(" ".join(row[rows.label_cols :])) - other_values) & values(text))
-        if label_names or value_names:
-            named.append(r)
-    return tuple(named) if len(named) <= 3 else ()
 
 
 _CELL = st.sampled_from(
@@ -155,7 +120,7 @@ _KNOWN_CASES = [
 @pytest.mark.parametrize(("rows", "text", "named"), _KNOWN_CASES)
 def test_named_rows_on_cases_worked_out_by_hand(rows: TableRows, text: str, named: tuple[int, ...]) -> None:
     """The test's reading of the definition, and ``named_rows``, on cases at each threshold of the definition."""
-    assert _rows_named_by_definition(text, rows) == named
+    assert rows_named_by_definition(text, rows) == named
     assert named_rows([text], rows) == (named,)
 
 
@@ -165,7 +130,7 @@ def test_named_rows_follow_the_definition(table_and_texts: tuple[TableRows, list
     """``named_rows`` and a split unit's ``rows_named`` (the placement the splitter uses) give, for every text, the
     rows the definition gives."""
     rows, texts = table_and_texts
-    expected = tuple(_rows_named_by_definition(text, rows) for text in texts)
+    expected = tuple(rows_named_by_definition(text, rows) for text in texts)
     assert named_rows(texts, rows) == expected
     parts = UnitParts(
         caption="",
