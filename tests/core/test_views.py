@@ -93,9 +93,17 @@ def _doc(rows: int = 3) -> DoclingDocument:
     return doc
 
 
+def _doc_and_outlook() -> DoclingDocument:
+    """:func:`_doc` with 30 rows and a paragraph of its own section after the table (a text chunk)."""
+    doc = _doc(rows=30)
+    doc.add_heading("Outlook")
+    doc.add_text(DocItemLabel.TEXT, "Demand should hold next year.")
+    return doc
+
+
 def test_each_piece_carries_the_views_of_its_rows_within_the_limit() -> None:
     chunker = EvidenceChunker(tokenizer=bundled_tokenizer(64))
-    chunks = list(chunker.chunk(_doc(rows=30)))
+    chunks = list(chunker.chunk(_doc_and_outlook()))
     pieces = [c for c in chunks if c.meta.kind == "table"]
     assert len(pieces) > 1
     for piece in pieces:
@@ -106,9 +114,10 @@ def test_each_piece_carries_the_views_of_its_rows_within_the_limit() -> None:
         for text in chunker.contextualize_views(piece):
             assert text.startswith("Results of operations\n")  # contextualized like the chunk: headings first
             assert chunker.tokenizer.count_tokens(text) <= 64
-    assert all(not c.meta.views for c in chunks if c.meta.kind == "text")
+    text_chunks = [c for c in chunks if c.meta.kind == "text"]
+    assert text_chunks and all(not c.meta.views for c in text_chunks)
     # the views are metadata only: the chunk text and the embedded text do not change
-    plain = list(EvidenceChunker(tokenizer=bundled_tokenizer(64), views=False).chunk(_doc(rows=30)))
+    plain = list(EvidenceChunker(tokenizer=bundled_tokenizer(64), views=False).chunk(_doc_and_outlook()))
     assert [c.text for c in plain] == [c.text for c in chunks]
     assert [chunker.contextualize(c) for c in plain] == [chunker.contextualize(c) for c in chunks]
     assert all(not c.meta.views for c in plain)
@@ -141,9 +150,10 @@ def test_the_caption_view_goes_with_the_piece_the_table_starts_in() -> None:
     assert len(parts) > 1 and " ".join(parts) == long
     assert all(chunker.tokenizer.count_tokens(t) <= 48 for t in chunker.contextualize_views(first))
     # no caption, no caption view; and views=False leaves none
-    assert not any("Table" in v for c in EvidenceChunker().chunk(_doc(rows=30)) for v in c.meta.views)
-    plain = EvidenceChunker(tokenizer=bundled_tokenizer(64), views=False).chunk(_captioned(caption))
-    assert all(not c.meta.views for c in plain)
+    uncaptioned_views = [v for c in EvidenceChunker().chunk(_doc(rows=30)) for v in c.meta.views]
+    assert uncaptioned_views and not any("Table" in v for v in uncaptioned_views)
+    plain = list(EvidenceChunker(tokenizer=bundled_tokenizer(64), views=False).chunk(_captioned(caption)))
+    assert plain and all(not c.meta.views for c in plain)
 
 
 def test_bench_hybrid_views_control_gets_a_caption_view_too() -> None:
@@ -342,8 +352,8 @@ def test_a_piece_of_a_row_split_by_columns_names_the_row_even_without_its_label_
 
 
 def test_a_label_that_leaves_little_room_is_shown_once_and_no_value_is_lost() -> None:
-    # found by the property suite: a 60-token label at a 64-token limit repeated beside a value cut it to pieces and
-    # dropped the rest when one more character no longer fitted beside the label
+    # a label that takes almost the whole limit is not repeated beside each value (that would cut the values into
+    # pieces too small to carry any): it is shown once, and the values follow in views of their own
     label = " ".join(["revenue"] * 9)
     views = fitted_row_views(label, ["2019 = revenue 표 3 매출 revenue"], "", _words_fit(10))
     assert views[0] == label and all(len(v.split()) <= 10 for v in views)
