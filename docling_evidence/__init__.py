@@ -10,8 +10,8 @@
         chunk.meta.unit_id, chunk.meta.page_span, chunk.meta.kind
 
 The public names are imported on first use, so importing a light submodule or showing the CLI's help does not pay
-for docling-core. The first public name pays for docling-core's chunker package, which
-imports transformers (and torch, when it is installed) itself; docs/performance.md ("Import cost") has the numbers.
+for docling-core. The first public name pays for docling-core's chunker package, which imports transformers (and
+torch, when it is installed) itself; docs/performance.md ("Import cost") has the numbers.
 """
 
 from __future__ import annotations
