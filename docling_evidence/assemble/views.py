@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from docling_evidence.tables.formats import column_label, one_line
+from docling_evidence.tables.pipes import is_separator_row
 from docling_evidence.tables.rows import TableRows
 from docling_evidence.text.sentences import sentence_spans
 
@@ -38,13 +39,10 @@ outscores the row a question names ("What is the Units in December 2025 (Gi) of 
 mean something (✓, ✗, ●) are kept."""
 
 
-_SEPARATOR_CELL = re.compile(r"\s*:?-{3,}:?\s*")
-
-
 def label_rows(header: Sequence[Sequence[str]]) -> list[Sequence[str]]:
     """The header rows that name columns: a pipe table's separator row (``|---|---|``, a header row of another
     serializer's Markdown table) names none."""
-    return [row for row in header if not (row and all(_SEPARATOR_CELL.fullmatch(cell) for cell in row))]
+    return [row for row in header if not is_separator_row(row)]
 
 
 def row_view_parts(

@@ -16,14 +16,16 @@ from typing import Any, Literal
 
 from docling_evidence.assemble.views import CONTEXT_GAP
 from docling_evidence.pack.lines import BLOCK_DELIM, tag_arg
+from docling_evidence.tables.pipes import is_separator_line, pipe_cells
 from docling_evidence.text.sentences import sentence_spans
 from docling_evidence.units.captions import _TABLE_LABEL
 
 RowFormat = Literal["markdown", "html", "triplets", "plain"]
 ProseRole = Literal["context", "text", "footnote"]
 
-_MD_SEPARATOR = re.compile(r"^\|(?:\s*:?-{2,}:?\s*\|)+$")
-_MD_CELL_SPLIT = re.compile(r"(?<!\\)\|")
+SEPARATOR_MIN_DASHES = 2
+"""Dashes a retrieved chunk's separator row has per column at least (any Markdown writer's, so fewer than this
+package's three); a row of single ``-`` placeholders is a body row, not the end of a header."""
 _HTML_CELL = re.compile(r"<t([dh])[^>]*>(.*?)</t[dh]>", re.DOTALL)
 _TRIPLET_SEP = ". "
 _TRIPLET_EQ = " = "
@@ -87,10 +89,12 @@ class Reading:
 def _cells(line: str, fmt: RowFormat) -> list[str]:
     if fmt == "html":
         return [html.unescape(m.group(2)).strip() for m in _HTML_CELL.finditer(line)]
-    inner = line.strip()
-    inner = inner[1:] if inner.startswith("|") else inner
-    inner = inner[:-1] if inner.endswith("|") and not inner.endswith("\\|") else inner
-    return [c.strip().replace("\\|", "|") for c in _MD_CELL_SPLIT.split(inner)]
+    cells = pipe_cells(line.strip(), frame_optional=True) or []  # never None with frame_optional
+    return [c.strip().replace("\\|", "|") for c in cells]
+
+
+def _is_separator(line: str) -> bool:
+    return is_separator_line(line, min_dashes=SEPARATOR_MIN_DASHES)
 
 
 def _is_md(line: str) -> bool:
@@ -310,7 +314,7 @@ def _find_ref(items: dict[str, Any], line: str) -> str | None:
 
 def _read_table_lines(reading: Reading, lines: Sequence[str]) -> None:
     header: list[str] = []
-    has_sep = any(_MD_SEPARATOR.match(ln.strip()) for ln in lines)
+    has_sep = any(_is_separator(ln.strip()) for ln in lines)
     body_started = not has_sep
     ref = reading.table_refs[0] if reading.table_refs else None
     for line in lines:
@@ -321,7 +325,7 @@ def _read_table_lines(reading: Reading, lines: Sequence[str]) -> None:
             cells = _cells(s, "markdown")
             if not body_started:
                 header.append(s)
-                body_started = bool(_MD_SEPARATOR.match(s))
+                body_started = _is_separator(s)
                 continue
             if len(cells) == 1 and cells[0] in ("-", ""):
                 continue  # the one-column frame docling-core puts around a triplet table

@@ -1,8 +1,19 @@
-"""Render table rows as Markdown, HTML or triplet lines: exactly one line per table row.
+"""The row formats: how a table's lines look, exactly one line per table row.
 
 One line per row is what makes splitting exact: a piece is a run of whole lines, each line's tokens are counted
 once, and a row can never be cut in two by a line-based splitter. Cell text is escaped so that ``|``, newlines and
 markup inside a cell cannot break a row apart.
+
+Every row format is a class here, registered once in :data:`ROW_FORMATS` by its ``kind``:
+
+- ``markdown``, ``html``, ``triplets``: the three ``table_format`` settings, over the table's cell texts
+  (:data:`TABLE_FORMATS`);
+- ``cell text``: a table of one cell, shown as its text;
+- ``serializer pipe rows`` and ``serializer lines``: another serializer's output kept as it wrote it, its pipe
+  table's rows cell by cell (so a column subset is still a pipe table) or its other lines (HTML) whole.
+
+A format's ``name`` is the ``table_format`` setting it counts as, which is what messages call it: the one-cell and
+pipe-row formats count as ``markdown``, other serializers' lines as ``html``.
 """
 
 from __future__ import annotations
@@ -10,7 +21,10 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Sequence
-from typing import Literal, Protocol
+from dataclasses import dataclass
+from typing import ClassVar, Literal, Protocol, get_args
+
+from docling_evidence.tables.pipes import is_separator_cell, join_pipe_row
 
 TableFormatName = Literal["markdown", "html", "triplets"]
 """The table formats ``EvidenceChunker`` renders, selected by its ``table_format`` field."""
@@ -39,7 +53,10 @@ def column_label(header: Sequence[Sequence[str]], col: int) -> str:
 class TableFormat(Protocol):
     """How a table's lines look in one format."""
 
-    name: TableFormatName
+    kind: ClassVar[str]
+    """Which row format this is, unique among them (its key in :data:`ROW_FORMATS`)."""
+    name: ClassVar[TableFormatName]
+    """The ``table_format`` setting this format counts as (what messages call it)."""
     caption_in_header: bool
     """Whether the header lines show the table's caption (another serializer's HTML ``<table>`` line): a piece
     showing them does not repeat the caption above the table."""
@@ -66,7 +83,8 @@ class TableFormat(Protocol):
 class MarkdownFormat:
     """GitHub-style pipe table; stacked header rows are merged into one header line per column."""
 
-    name: TableFormatName = "markdown"
+    kind: ClassVar[str] = "markdown"
+    name: ClassVar[TableFormatName] = "markdown"
     caption_in_header = False
 
     @staticmethod
@@ -94,7 +112,8 @@ class MarkdownFormat:
 class HtmlFormat:
     """An HTML ``<table>``, one ``<tr>`` per line, cell text escaped."""
 
-    name: TableFormatName = "html"
+    kind: ClassVar[str] = "html"
+    name: ClassVar[TableFormatName] = "html"
     caption_in_header = False
 
     @staticmethod
@@ -123,7 +142,8 @@ class TripletFormat:
     label columns' own header, which no triplet carries, is not lost).
     """
 
-    name: TableFormatName = "triplets"
+    kind: ClassVar[str] = "triplets"
+    name: ClassVar[TableFormatName] = "triplets"
     caption_in_header = False
 
     def open_lines(self) -> list[str]:
@@ -152,9 +172,96 @@ class TripletFormat:
         return ". ".join(parts)
 
 
-TABLE_FORMATS: dict[TableFormatName, TableFormat] = {
-    "markdown": MarkdownFormat(),
-    "html": HtmlFormat(),
-    "triplets": TripletFormat(),
+class CellTextFormat:
+    """A table of one cell shown as its text (a layout table, e.g. a rich cell wrapping body text)."""
+
+    kind: ClassVar[str] = "cell text"
+    name: ClassVar[TableFormatName] = "markdown"
+    caption_in_header = False
+
+    def open_lines(self) -> list[str]:
+        return []
+
+    def close_lines(self) -> list[str]:
+        return []
+
+    def header_lines(self, header: Sequence[Sequence[str]], cols: Sequence[int]) -> list[str]:
+        return [" ".join(row[c] for c in cols) for row in header]
+
+    def row_line(
+        self, row: Sequence[str], cols: Sequence[int], header: Sequence[Sequence[str]], label_cols: int
+    ) -> str:
+        return " ".join(row[c] for c in cols)
+
+
+class SerializerPipeRowsFormat:
+    """Rows of a pipe table made by another serializer, kept exactly: each cell is its raw text between pipes
+    (padding included), so a whole row renders back to the serializer's own line and a column subset is a valid
+    pipe table."""
+
+    kind: ClassVar[str] = "serializer pipe rows"
+    name: ClassVar[TableFormatName] = "markdown"
+    caption_in_header = False
+
+    def open_lines(self) -> list[str]:
+        return []
+
+    def close_lines(self) -> list[str]:
+        return []
+
+    def header_lines(self, header: Sequence[Sequence[str]], cols: Sequence[int]) -> list[str]:
+        return [join_pipe_row([row[c] for c in cols]) for row in header]
+
+    def row_line(
+        self, row: Sequence[str], cols: Sequence[int], header: Sequence[Sequence[str]], label_cols: int
+    ) -> str:
+        return join_pipe_row([row[c] if _as_written(row[c]) else f" {row[c]} " for c in cols])
+
+
+def _as_written(cell: str) -> bool:
+    """Whether a pipe-table cell is shown as it is: the serializer's own cells (padded, or a separator row's bare
+    dashes, which a one-row table shows as content); a fragment of a cell split inside gets the padding back."""
+    # any run of dashes: a serializer writes as many as its column is wide
+    return cell.startswith(" ") or (cell == cell.strip() and is_separator_cell(cell, min_dashes=1))
+
+
+@dataclass(frozen=True)
+class SerializerLinesFormat:
+    """Lines of a table made by another serializer, one body line per row, framed by its opening/closing lines."""
+
+    kind: ClassVar[str] = "serializer lines"
+    name: ClassVar[TableFormatName] = "html"
+    opening: tuple[str, ...] = ()
+    closing: tuple[str, ...] = ()
+    caption_in_header: bool = False
+
+    def open_lines(self) -> list[str]:
+        return list(self.opening)
+
+    def close_lines(self) -> list[str]:
+        return list(self.closing)
+
+    def header_lines(self, header: Sequence[Sequence[str]], cols: Sequence[int]) -> list[str]:
+        return [row[0] for row in header]
+
+    def row_line(
+        self, row: Sequence[str], cols: Sequence[int], header: Sequence[Sequence[str]], label_cols: int
+    ) -> str:
+        return row[0]
+
+
+ROW_FORMATS: dict[str, type[TableFormat]] = {
+    fmt.kind: fmt
+    for fmt in (
+        MarkdownFormat,
+        HtmlFormat,
+        TripletFormat,
+        CellTextFormat,
+        SerializerPipeRowsFormat,
+        SerializerLinesFormat,
+    )
 }
-"""The built-in formats by name."""
+"""Every row format by its ``kind``."""
+
+TABLE_FORMATS: dict[TableFormatName, TableFormat] = {name: ROW_FORMATS[name]() for name in get_args(TableFormatName)}
+"""The formats of the ``table_format`` settings, by name."""

@@ -15,7 +15,6 @@ same statements, one table row per line instead of the whole table on one line, 
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -31,103 +30,18 @@ from docling_core.transforms.serializer.markdown import MarkdownParams
 from docling_core.types.doc import DocItemLabel, DoclingDocument, TableItem
 from docling_core.types.doc.base import ImageRefMode
 
-from docling_evidence.tables.formats import TABLE_FORMATS, TableFormat, TableFormatName
+from docling_evidence.tables.formats import (
+    TABLE_FORMATS,
+    CellTextFormat,
+    SerializerLinesFormat,
+    SerializerPipeRowsFormat,
+    TableFormat,
+    TableFormatName,
+)
+from docling_evidence.tables.pipes import pipe_cells
 from docling_evidence.tables.rows import TableRows, table_rows
 
 _log = logging.getLogger(__name__)
-
-
-class PlainFormat:
-    """A table of one cell shown as its text (a layout table, e.g. a rich cell wrapping body text)."""
-
-    name: TableFormatName = "markdown"
-    caption_in_header = False
-
-    def open_lines(self) -> list[str]:
-        return []
-
-    def close_lines(self) -> list[str]:
-        return []
-
-    def header_lines(self, header: Sequence[Sequence[str]], cols: Sequence[int]) -> list[str]:
-        return [" ".join(row[c] for c in cols) for row in header]
-
-    def row_line(
-        self, row: Sequence[str], cols: Sequence[int], header: Sequence[Sequence[str]], label_cols: int
-    ) -> str:
-        return " ".join(row[c] for c in cols)
-
-
-class PipeLinesFormat:
-    """Rows of a pipe table made by another serializer, kept exactly: each cell is its raw text between pipes
-    (padding included), so a whole row renders back to the serializer's own line and a column subset is a valid
-    pipe table."""
-
-    name: TableFormatName = "markdown"
-    caption_in_header = False
-
-    def open_lines(self) -> list[str]:
-        return []
-
-    def close_lines(self) -> list[str]:
-        return []
-
-    def header_lines(self, header: Sequence[Sequence[str]], cols: Sequence[int]) -> list[str]:
-        return ["|" + "|".join(row[c] for c in cols) + "|" for row in header]
-
-    def row_line(
-        self, row: Sequence[str], cols: Sequence[int], header: Sequence[Sequence[str]], label_cols: int
-    ) -> str:
-        return "|" + "|".join(row[c] if _raw_cell(row[c]) else f" {row[c]} " for c in cols) + "|"
-
-
-_SEPARATOR_CELL = re.compile(r":?-+:?")
-
-
-def _raw_cell(cell: str) -> bool:
-    """Whether a pipe-table cell is shown as it is: the serializer's own cells (padded, or a separator row's dashes,
-    which a one-row table shows as content); a fragment of a cell split inside gets the padding back."""
-    return cell.startswith(" ") or bool(_SEPARATOR_CELL.fullmatch(cell))
-
-
-@dataclass(frozen=True)
-class LinesFormat:
-    """Lines of a table made by another serializer, one body line per row, framed by its opening/closing lines."""
-
-    opening: tuple[str, ...] = ()
-    closing: tuple[str, ...] = ()
-    name: TableFormatName = "html"
-    caption_in_header: bool = False
-
-    def open_lines(self) -> list[str]:
-        return list(self.opening)
-
-    def close_lines(self) -> list[str]:
-        return list(self.closing)
-
-    def header_lines(self, header: Sequence[Sequence[str]], cols: Sequence[int]) -> list[str]:
-        return [row[0] for row in header]
-
-    def row_line(
-        self, row: Sequence[str], cols: Sequence[int], header: Sequence[Sequence[str]], label_cols: int
-    ) -> str:
-        return row[0]
-
-
-def _pipe_cells(line: str) -> list[str] | None:
-    """The raw cells of a pipe-table line (``|`` escaped by a backslash stays in its cell), or None."""
-    if not (line.startswith("|") and line.endswith("|")) or len(line) < 2:
-        return None
-    cells, current, escaped = [], [], False
-    for char in line[1:-1]:
-        if char == "|" and not escaped:
-            cells.append("".join(current))
-            current = []
-        else:
-            current.append(char)
-        escaped = char == "\\" and not escaped
-    cells.append("".join(current))
-    return cells
 
 
 def _foreign_layout(
@@ -152,7 +66,7 @@ def _foreign_layout(
         if same_body == body and captioned != head and captioned[len(captioned) - len(head) :] != head:
             head, caption_in_header = captioned, True
     own = table_rows(table, doc)
-    cells = [_pipe_cells(line) for line in (*head, *body)]
+    cells = [pipe_cells(line) for line in (*head, *body)]
     widths = {len(c) for c in cells if c is not None}
     if cells and None not in cells and len(widths) == 1:
         ncols = widths.pop()
@@ -162,13 +76,13 @@ def _foreign_layout(
             body=tuple(tuple(c) for c in cells[len(head) :]),  # type: ignore[arg-type]
             label_cols=label_cols,
         )
-        return rows, PipeLinesFormat()
+        return rows, SerializerPipeRowsFormat()
     # other line formats (HTML): opening lines stay in the header, closing tags ("</tbody></table>") follow the rows
     n_rows = len(body)
     while n_rows and body[n_rows - 1].lstrip().startswith("</"):
         n_rows -= 1
     rows = TableRows(header=tuple((h,) for h in head), body=tuple((b,) for b in body[:n_rows]), label_cols=0)
-    return rows, LinesFormat(closing=tuple(body[n_rows:]), caption_in_header=caption_in_header)
+    return rows, SerializerLinesFormat(closing=tuple(body[n_rows:]), caption_in_header=caption_in_header)
 
 
 def _nonblank(head: Sequence[str], body: Sequence[str]) -> tuple[list[str], list[str]]:
@@ -224,7 +138,7 @@ def table_layout(
     rows = rows if rows is not None else table_rows(tables[0], doc)
     grid = [*rows.header, *rows.body]
     if len(grid) == 1 and rows.num_cols == 1:
-        return TableLayout(TableRows(header=(), body=(grid[0],), label_cols=0), (0,), PlainFormat())
+        return TableLayout(TableRows(header=(), body=(grid[0],), label_cols=0), (0,), CellTextFormat())
     return TableLayout(rows, row_starts, TABLE_FORMATS[name or "markdown"])
 
 
