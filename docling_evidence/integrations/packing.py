@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from types import SimpleNamespace
 from typing import Any
 
+from docling_evidence.pack.budget import validate_budget as check_budget
 from docling_evidence.pack.evidence import PackedBlock, PackedEvidence
 from docling_evidence.pack.scoring import Scorer, hinted_scorer, rank_weight
 
@@ -21,15 +22,12 @@ PACKED_KEY = "packed"
 
 
 def validate_budget(budget: Any) -> None:
-    """``None`` (no packing) or an int of at least 1 token.
+    """``None`` (no packing) or an int of at least 1 token (the packer's check, ``None`` allowed).
 
     Raises:
         ValueError: otherwise.
     """
-    if budget is None:
-        return
-    if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
-        raise ValueError(f"budget must be None or an int of at least 1 token, got {budget!r}")
+    check_budget(budget, optional=True)
 
 
 def chunk_from(text: str, meta: Mapping[str, Any] | None, delim: str = "\n") -> Any:

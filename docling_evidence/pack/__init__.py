@@ -5,7 +5,11 @@ chunk into selectable segments (``segments``: caption, header, whole rows, sente
 the query (``scoring``: lexical and numeric overlap by default, any ``scorer(query, texts)`` otherwise) and fills the
 budget (``packer``), one block per unit in ranking order; the result (``evidence``) lists what was used for citing.
 
-This package imports docling-core's data model and the package's text helpers (``sentences``, ``context``'s word and
-number sets, ``table_format``), never the chunker: ``lines`` is imported by the chunker itself, so it stays pure
-string work. Nothing is imported here, so ``import docling_evidence.pack.lines`` stays light.
+``budget`` is the one check of a packing budget, also used by the retrievers' ``budget=``
+(``docling_evidence.integrations.packing``).
+
+This package imports the package's text helpers (``text.sentences``; ``text.words`` for the word and number sets),
+``tables.pipes`` to read a pipe row, ``units.captions``' table label and ``assemble.views``' context gap, never the
+chunker: ``lines`` is imported by the chunker itself, so it stays pure string work. Nothing is imported here, so
+``import docling_evidence.pack.lines`` stays light.
 """

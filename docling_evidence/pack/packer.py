@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from docling_evidence.pack.budget import validate_budget
 from docling_evidence.pack.evidence import PackedBlock, PackedBox, PackedEvidence, PackedRow, PackedSentence
 from docling_evidence.pack.scoring import Scorer, checked_scores, lexical_scorer
 from docling_evidence.pack.segments import Reading, Row, Sentence, at_rank, read_chunk
@@ -101,10 +102,7 @@ def validate(query: Any, ranked: Any, budget: Any) -> None:
     for k, chunk in enumerate(ranked):
         if not isinstance(getattr(chunk, "text", None), str):
             raise TypeError(f"ranked[{k}] is not a chunk (no str 'text'): {type(chunk).__name__}")
-    if isinstance(budget, bool) or not isinstance(budget, int):
-        raise ValueError(f"budget must be an int number of tokens, got {budget!r}")
-    if budget < 1:
-        raise ValueError(f"budget must be at least 1 token, got {budget}")
+    validate_budget(budget)
 
 
 def pack(
