@@ -104,6 +104,10 @@ SLOW_TESTS = frozenset(
         "tests/cli/test_version_and_streams.py::test_a_closed_stdout_ends_the_run_quietly_with_141",
         # loads a sentence-transformers model
         "tests/core/test_context.py::test_similarity_gate_is_off_at_zero_and_filters_when_on",
+        # convert with Docling (importing its converters alone costs about 2 s of CPU)
+        "tests/cli/test_faults.py::test_mixed_good_and_bad_folder",
+        "tests/core/test_table_rows_and_format.py::test_a_page_with_nested_tables_converted_by_docling_chunks_within_the_limit",
+        "tests/core/test_context_boilerplate.py::test_a_web_page_converted_by_docling_gives_its_tables_no_boilerplate",
         # every table format at every tiny limit, end to end
         "tests/split/test_split_cases.py::test_tiny_limits_chunk_every_format_within_the_limit_and_lose_nothing",
     }
