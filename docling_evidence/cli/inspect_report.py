@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from docling_evidence.cli.listing import rows_text
 from docling_evidence.cli.safe_write import write_text
+from docling_evidence.document.layout import page_heights, top_left_box
 from docling_evidence.tables.formats import column_label
 from docling_evidence.tables.rows import RowReader
 
@@ -187,16 +188,17 @@ def _boxes(
 ) -> list[_Box]:
     """The members' boxes on drawable pages; boxes with a non-finite coordinate are skipped (flagged by the caller).
     ``notes``: text drawn after the unit's tag for some items (``self_ref`` -> note)."""
+    heights = page_heights(doc)
     boxes = []
     for role, item in members:
         note = (notes or {}).get(item.self_ref, "")
         for prov in getattr(item, "prov", None) or []:
             if not _drawable(doc, prov.page_no):
                 continue
-            bb = prov.bbox.to_top_left_origin(page_height=doc.pages[prov.page_no].size.height)
-            if not all(math.isfinite(v) for v in (bb.l, bb.t, bb.r, bb.b)):
+            box = top_left_box(prov.bbox, prov.page_no, heights, rounded=False)  # drawn to its own precision
+            if box is None:
                 continue
-            boxes.append(_Box(prov.page_no, bb.l, bb.t, bb.r, bb.b, role, _excerpt(summary(item), 120), note))
+            boxes.append(_Box(prov.page_no, *box, role, _excerpt(summary(item), 120), note))
     return boxes
 
 

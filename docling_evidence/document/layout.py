@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from docling_core.types.doc import BoundingBox, DoclingDocument
 
 TopLeftBox = tuple[float, float, float, float]
-"""``(left, top, right, bottom)`` in page points, top-left origin, rounded to 0.01 point."""
+"""``(left, top, right, bottom)`` in page points, top-left origin, rounded to 0.01 point unless asked otherwise."""
 
 
 @dataclass(frozen=True)
@@ -95,14 +95,35 @@ def nearest_gap(boxes_a: list[Box], boxes_b: list[Box]) -> tuple[float, Box, Box
     return best
 
 
-def page_heights(doc: DoclingDocument) -> dict[int, float]:
-    """The height of every page whose size the document records, by page number."""
-    return {no: p.size.height for no, p in doc.pages.items() if p.size is not None}
+def page_height(doc: DoclingDocument, page: int, *, positive_only: bool = False) -> float | None:
+    """The height of page ``page`` when the document records its size, else None.
+
+    ``positive_only``: None too for a height that is not above 0 (or NaN), which no share of the page can be measured
+    against (a reader asking how near an edge a box is needs one).
+    """
+    info = doc.pages.get(page)
+    size = info.size if info is not None else None
+    if size is None or (positive_only and not size.height > 0):
+        return None
+    return size.height
 
 
-def top_left_box(bbox: BoundingBox | None, page: int | None, heights: dict[int, float]) -> TopLeftBox | None:
+def page_heights(doc: DoclingDocument, *, positive_only: bool = False) -> dict[int, float]:
+    """The height of every page whose size the document records, by page number (``positive_only``: see
+    :func:`page_height`)."""
+    heights = {no: page_height(doc, no, positive_only=positive_only) for no in doc.pages}
+    return {no: height for no, height in heights.items() if height is not None}
+
+
+def top_left_box(
+    bbox: BoundingBox | None, page: int | None, heights: dict[int, float], *, rounded: bool = True
+) -> TopLeftBox | None:
     """The box in top-left page coordinates, or None when it cannot be placed (no page height for a bottom-left box,
-    non-finite coordinates)."""
+    non-finite coordinates).
+
+    ``rounded``: to 0.01 point, as a reader is shown it; a caller measuring distances or drawing to its own precision
+    takes the exact coordinates.
+    """
     if bbox is None:
         return None
     if bbox.coord_origin != CoordOrigin.TOPLEFT:
@@ -114,6 +135,8 @@ def top_left_box(bbox: BoundingBox | None, page: int | None, heights: dict[int, 
         return None
     left, right = min(bbox.l, bbox.r), max(bbox.l, bbox.r)
     top, bottom = min(bbox.t, bbox.b), max(bbox.t, bbox.b)
+    if not rounded:
+        return (left, top, right, bottom)
     return (round(left, 2), round(top, 2), round(right, 2), round(bottom, 2))
 
 

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from docling_core.types.doc import DocItemLabel, DoclingDocument, TableItem, TextItem
 
 from docling_evidence.document.index import DocIndex
-from docling_evidence.document.layout import Box
+from docling_evidence.document.layout import Box, page_height, top_left_box
 from docling_evidence.tables.rows import TableRows
 from docling_evidence.units.captions import find_caption
 
@@ -122,13 +122,6 @@ def _paginated(doc: DoclingDocument) -> bool:
     return not any(fragment in mimetype.lower() for fragment in _UNPAGED_MIMETYPES)
 
 
-def _page_height(doc: DoclingDocument, page: int) -> float | None:
-    info = doc.pages.get(page)
-    if info is None or info.size is None or not info.size.height > 0:
-        return None
-    return float(info.size.height)
-
-
 def _stray_cell(index: DocIndex, idx: int, table_boxes: Sequence[Box]) -> bool:
     """True for a short plain text lying inside the table's box: a cell Docling left out of the grid ("-",
     "D2111"), which it emits as a text of its own next to the table in reading order."""
@@ -183,16 +176,19 @@ def _between(index: DocIndex, first: int, nxt: int, idx: int) -> bool:
 
 def _edge_distance(doc: DoclingDocument, index: DocIndex, block: set[int], page: int, side: str) -> float | None:
     """Distance in points between the block's boxes on ``page`` and that page's bottom (``side="bottom"``) or top."""
-    height = _page_height(doc, page)
+    height = page_height(doc, page, positive_only=True)
     if height is None:
         return None
+    heights = {page: height}
     found: list[float] = []
     for idx in block:
         for prov in index.items[idx].prov:
             if prov.page_no != page:
                 continue
-            box = prov.bbox.to_top_left_origin(height)
-            top, bottom = min(box.t, box.b), max(box.t, box.b)
+            box = top_left_box(prov.bbox, page, heights, rounded=False)  # exact: compared with a share of the page
+            if box is None:  # a NaN or infinite coordinate has no distance to the edge
+                continue
+            _left, top, _right, bottom = box
             found.append(height - bottom if side == "bottom" else top)
     return min(found) if found else None
 
@@ -228,7 +224,7 @@ def _at_edge(doc: DoclingDocument, index: DocIndex, pos: int, page: int, side: s
     on_page = [i for i in _body_on_page(index, page) if i not in block or i == pos]
     if not on_page or on_page[-1 if side == "bottom" else 0] != pos:
         return False
-    height = _page_height(doc, page)
+    height = page_height(doc, page, positive_only=True)
     distance = _edge_distance(doc, index, block, page, side)
     if height is not None and distance is not None and distance <= EDGE_FRACTION * height:
         return True
