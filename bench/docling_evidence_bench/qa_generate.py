@@ -57,6 +57,9 @@ _YEAR = re.compile(r"(?:19|20)\d\d")
 _WORD = re.compile(r"[A-Za-z][A-Za-z\-]+")
 _PUNCT_BREAK = re.compile(r"[,;:()\[\]\"!?]|\.(?!\d)")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(])")
+"""Where a paragraph's (and a caption topic's) sentence ends for the questions: at ``.``/``!``/``?`` before a capital or
+"(" only. Not :mod:`docling_evidence.text.sentences`: the generated question sets (a ``context_dependent`` item's
+``required_texts`` is such a sentence) were made with this cut, and another one would change them."""
 _GENERIC_LABELS = {
     "total",
     "totals",

@@ -67,6 +67,9 @@ _LABEL_BEFORE = re.compile(
 _LABEL_ALIASES = {"tab": "table", "fig": "figure", "notes": "note", "#": "no"}
 _QUOTE = re.compile(r"\"([^\"\n]+)\"|\u201c([^\u201d\n]+)\u201d|\u00ab\s?([^\u00bb\n]+?)\s?\u00bb")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"\u201c(A-Z0-9$€£¥])|\n+")
+"""Where an answer's sentence claims end: at ``.``/``!``/``?`` before a capital, digit, quote or currency sign, and at
+every line break. Not :func:`docling_evidence.text.sentences.sentence_spans`, which keeps a paragraph's lines and
+abbreviations together: an answer's list items and lines are claims of their own."""
 _WORD = re.compile(r"\w+(?:[.,]\d+)*")
 _LETTER = re.compile(r"[^\W\d_]")
 _STOPWORDS = frozenset(

@@ -4,6 +4,13 @@ A sentence ends at ``.``, ``!``, ``?`` (or their CJK forms) followed by white sp
 abbreviation ("e.g.", "et al.", "Fig."), an initial ("J."), a label word followed by its number ("Table. 1"), or
 when the next word starts in lower case ("approx. five"). CJK full stops end a sentence without white space. Spans
 never include the white space around a sentence, so ``text[a:b]`` is the sentence exactly.
+
+This is the splitter of every document text: context, views, packing. Two readers cut differently, because what they
+cut is not a document's paragraph: the citation check's answer (``docling_evidence.cite.claims``) is also cut at
+every line break (an answer's list items are claims of their own) and at every stop before a capital, digit, quote
+or currency sign, abbreviations included; the benchmark's question generator
+(``docling_evidence_bench.qa_generate``) cuts only before a capital or "(" and writes the stored question sets,
+which another cut would change.
 """
 
 from __future__ import annotations
