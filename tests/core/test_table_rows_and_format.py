@@ -3,15 +3,24 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import get_args
 
 from docling_core.types.doc import DocItemLabel, DoclingDocument, TableData
 from docs_builder import table_data
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from docling_evidence.tables.formats import TABLE_FORMATS, column_label
+from docling_evidence.tables.formats import (
+    ROW_FORMATS,
+    TABLE_FORMATS,
+    CellTextFormat,
+    SerializerLinesFormat,
+    SerializerPipeRowsFormat,
+    TableFormatName,
+    column_label,
+)
 from docling_evidence.tables.rows import table_rows
-from docling_evidence.tables.serializer import EvidenceSerializerProvider, render_table
+from docling_evidence.tables.serializer import EvidenceSerializerProvider, render_table, table_layout
 
 
 def _financial_table() -> tuple[DoclingDocument, object]:
@@ -85,6 +94,50 @@ def test_serializer_provider_plugs_into_docling_core() -> None:
     assert any("<th>" in h for h in header) and all("<th>" not in b for b in body)
 
 
+def test_every_row_format_is_registered_once_under_its_kind() -> None:
+    assert len(ROW_FORMATS) == 6
+    for kind, fmt in ROW_FORMATS.items():
+        assert fmt.kind == kind and fmt.name in get_args(TableFormatName)
+    assert {name: fmt.kind for name, fmt in TABLE_FORMATS.items()} == {n: n for n in get_args(TableFormatName)}
+
+
+def test_a_one_cell_table_is_shown_as_its_text() -> None:
+    doc = DoclingDocument(name="d")
+    table = doc.add_table(data=table_data([], [["Body text | in a layout table"]]))
+    layout = table_layout([table], doc, EvidenceSerializerProvider().get_serializer(doc))
+    assert isinstance(layout.fmt, CellTextFormat) and layout.fmt.name == "markdown"
+    assert render_table(layout.rows, layout.fmt) == "Body text | in a layout table"
+
+
+def _serializer(doc: DoclingDocument, table_serializer: object) -> object:
+    from docling_core.transforms.chunker.hierarchical_chunker import ChunkingDocSerializer
+
+    return ChunkingDocSerializer(doc=doc, table_serializer=table_serializer)
+
+
+def test_another_serializers_pipe_rows_are_shown_as_it_writes_them() -> None:
+    from docling_core.transforms.serializer.markdown import MarkdownTableSerializer
+
+    doc, table = _financial_table()
+    ser = _serializer(doc, MarkdownTableSerializer())
+    layout = table_layout([table], doc, ser)
+    assert isinstance(layout.fmt, SerializerPipeRowsFormat) and layout.fmt.name == "markdown"
+    own = [line for line in ser.serialize(item=table).text.splitlines() if line.strip()]
+    assert render_table(layout.rows, layout.fmt).splitlines() == own
+    cols = (0, 2)  # a column subset is still a pipe table of the serializer's cells
+    assert layout.fmt.row_line(layout.rows.body[0], cols, layout.rows.header, 1).count("|") == 3
+
+
+def test_another_serializers_html_lines_are_kept_whole() -> None:
+    from docling_core.transforms.serializer.html import HTMLTableSerializer
+
+    doc, table = _financial_table()
+    layout = table_layout([table], doc, _serializer(doc, HTMLTableSerializer()))
+    assert isinstance(layout.fmt, SerializerLinesFormat) and layout.fmt.name == "html"
+    assert "2019" in render_table(layout.rows, layout.fmt)
+    assert all(row[0].lstrip().startswith("<") for row in layout.rows.body)
+
+
 def test_header_only_table_keeps_its_rows_as_content() -> None:
     doc = DoclingDocument(name="d")
     table = doc.add_table(data=table_data([["Name", "Value"], ["alpha", "1"]], []))
@@ -116,8 +169,8 @@ def _rich_cell_doc(n_tables: int) -> DoclingDocument:
 
 def test_row_reader_writes_rich_cells_as_table_rows_does_with_one_serializer(monkeypatch) -> None:
     """A rich cell is written by docling-core's Markdown serializer. Making one validates the whole document, so
-    RowReader (units of a document) makes it once, not once per rich cell: a long HTML page with many linked cells
-    took 4x HybridChunker's time before."""
+    RowReader (units of a document) makes it once, not once per rich cell, which on a long HTML page with many linked
+    cells costs 4x HybridChunker's time."""
     import docling_evidence.tables.rows as tr
 
     doc = _rich_cell_doc(3)
