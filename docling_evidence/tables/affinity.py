@@ -1,10 +1,10 @@
 """Which body rows of a table a context text names: its row label, or a value found in no other row.
 
-A split table's context is placed by these matches (see ``split.py``): a paragraph or sentence that names a few rows
-goes into the piece holding the first of them, so each piece's embedding stays about its own rows; context that names
-no row, or many rows, is general and goes once per unit, into the first piece. (A table that fits one piece without
-its context stays one piece: texts naming rows are the first to go beside them, the rest fills the room, and what does
-not fit gets pieces of its own before it.)
+A split table's context is placed by these matches (``docling_evidence.split.pieces``): a paragraph or sentence
+that names a few rows goes into the piece holding the first of them, so each piece's embedding stays about its own
+rows; context that names no row, or many rows, is general and goes once per unit, into the first piece. (A table
+that fits one piece without its context stays one piece: texts naming rows are the first to go beside them, the rest
+fills the room, and what does not fit gets pieces of its own before it.)
 """
 
 from __future__ import annotations
