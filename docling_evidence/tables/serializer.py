@@ -187,6 +187,8 @@ class EvidenceTableSerializer(BaseTableSerializer):
         """Split text made by :meth:`serialize` into header lines and body lines."""
         lines = table_text.split("\n")
         if self.table_format == "markdown":
+            # our separator is the one line starting "|---" (every other line starts "| "): a body row of "---" cells
+            # is not mistaken for it, as a separator-row test would
             sep = next((i for i, line in enumerate(lines) if line.startswith("|---")), None)
             if sep is None:
                 return [], lines
