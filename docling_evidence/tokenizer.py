@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -248,12 +248,13 @@ def _lines_add_up(config: str) -> bool:
 
 
 def lines_add_up(tokenizer: BaseTokenizer) -> bool:
-    """Whether ``count_tokens(a + "\\n" + b) == count_tokens(a) + count_tokens(b)`` holds by construction.
+    """Whether ``count_tokens(a + sep + b) == count_tokens(a) + count_tokens(b)`` holds by construction, for ``sep``
+    a line break (``"\\n"``) or a space (``" "``).
 
-    True for a :class:`TokenizersTokenizer` whose normalizer maps characters one by one (``\\n`` stays
+    True for a :class:`TokenizersTokenizer` whose normalizer maps characters one by one (``\\n`` and the space stay
     whitespace), whose pre-tokenizer splits at whitespace first (BERT-style WordPiece, as the bundled
-    all-MiniLM-L6-v2: no token spans a line break) and whose added tokens hold no whitespace. Byte-level BPE
-    (GPT-2, tiktoken) and any other tokenizer: False (their texts are then memoised whole).
+    all-MiniLM-L6-v2: no token spans a line break or a space) and whose added tokens hold no whitespace. Byte-level
+    BPE (GPT-2, tiktoken) and any other tokenizer: False (their texts are then memoised whole).
     """
     if not isinstance(tokenizer, TokenizersTokenizer):
         return False
@@ -267,20 +268,40 @@ def lines_add_up(tokenizer: BaseTokenizer) -> bool:
     return known[1]
 
 
+def counts_as_encoded(tokenizer: BaseTokenizer) -> bool:
+    """Whether ``tokenizer.count_tokens(text)`` is, by construction, what ``semchunk`` counts with the tokenizer's
+    ``get_tokenizer()`` (``len(encode(text, add_special_tokens=False))``).
+
+    True for a :class:`TokenizersTokenizer` that keeps its own ``count_tokens`` and ``get_tokenizer``; False for any
+    other tokenizer (docling-core's ``HuggingFaceTokenizer`` counts ``tokenize()``, which ``encode`` need not match).
+    """
+    kind = type(tokenizer)
+    return (
+        isinstance(tokenizer, TokenizersTokenizer)
+        and kind.count_tokens is TokenizersTokenizer.count_tokens
+        and kind.get_tokenizer is TokenizersTokenizer.get_tokenizer
+    )
+
+
 class MemoTokenizer(BaseTokenizer):
     """Wraps a docling-core tokenizer so that each distinct text is counted once (one document's worth).
 
     Chunking counts the same text many times (a paragraph as a context candidate, inside a unit piece, inside a
-    merged text chunk, contextualized with its headings). When the wrapped tokenizer's counts add up across line
-    breaks (:func:`lines_add_up`), a text is counted as the sum of its lines and each distinct line is sent to the
-    tokenizer once; otherwise whole texts are memoised. Counts are exactly the wrapped tokenizer's.
-    ``get_tokenizer()`` and ``get_max_tokens()`` are the wrapped tokenizer's.
+    merged text chunk, contextualized with its headings, as a row view, in ``semchunk``'s windows). When the wrapped
+    tokenizer's counts add up across line breaks and spaces (:func:`lines_add_up`), a text is counted as the sum of
+    its space- and line-separated words and each distinct word is sent to the tokenizer once; otherwise whole texts
+    are memoised. Counts are exactly the wrapped tokenizer's. ``get_tokenizer()`` and ``get_max_tokens()`` are the
+    wrapped tokenizer's.
+
+    This is the chunker's one memo of token counts: every stage that counts (context choice, splitting, views, the
+    text chunks and ``semchunk`` inside them) counts through it.
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
     inner: BaseTokenizer
     by_lines: bool = False
+    """Whether texts are counted as the sum of their words (:func:`lines_add_up`)."""
     _memo: dict[str, int] = PrivateAttr(default_factory=dict)
 
     @classmethod
@@ -295,17 +316,23 @@ class MemoTokenizer(BaseTokenizer):
         memo = self._memo
         n = memo.get(text)
         if n is None:
-            if self.by_lines and "\n" in text:
+            if self.by_lines and (" " in text or "\n" in text):
                 n = 0
-                for line in text.split("\n"):
-                    m = memo.get(line)
+                count = self.inner.count_tokens
+                for word in text.replace("\n", " ").split(" "):
+                    m = memo.get(word)
                     if m is None:
-                        m = memo[line] = self.inner.count_tokens(line)
+                        m = memo[word] = count(word)
                     n += m
             else:
                 n = self.inner.count_tokens(text)
             memo[text] = n
         return n
+
+    def counts_as_encoded(self) -> bool:
+        """Whether ``semchunk`` counts what this memo counts (:func:`counts_as_encoded` of the wrapped tokenizer), so
+        that it may count through the memo."""
+        return counts_as_encoded(self.inner)
 
     def get_max_tokens(self) -> int:
         """The wrapped tokenizer's limit."""
@@ -314,3 +341,19 @@ class MemoTokenizer(BaseTokenizer):
     def get_tokenizer(self) -> Any:
         """The wrapped tokenizer's underlying tokenizer."""
         return self.inner.get_tokenizer()
+
+
+def memoised_count(count: Callable[[str], int]) -> Callable[[str], int]:
+    """``count`` itself when it is a :class:`MemoTokenizer`'s ``count_tokens``; otherwise ``count`` memoised by whole
+    texts (a splitter or a test given a plain tokenizer's counter still counts each text once)."""
+    if isinstance(getattr(count, "__self__", None), MemoTokenizer):
+        return count
+    memo: dict[str, int] = {}
+
+    def counted(text: str) -> int:
+        n = memo.get(text)
+        if n is None:
+            n = memo[text] = count(text)
+        return n
+
+    return counted

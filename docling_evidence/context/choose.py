@@ -252,15 +252,12 @@ class _Taking:
         self.naming_cap = max(budget.tokens, budget.naming_tokens or 0)
         self.used = 0
         self.chosen: dict[int, list[int]] = {}
-        self._costs: dict[tuple[int, int], int] = {}
 
     def cost(self, idx: int, k: int) -> int:
-        """Tokens of sentence ``k`` of the paragraph at ``idx``."""
-        if (idx, k) not in self._costs:
-            para = self.ctx.paragraph(idx, self.target.text_end.get(idx))
-            a, b = para.spans[k]
-            self._costs[(idx, k)] = self.count_text(para.text[a:b])
-        return self._costs[(idx, k)]
+        """Tokens of sentence ``k`` of the paragraph at ``idx`` (``count_text`` is the document's token memo)."""
+        para = self.ctx.paragraph(idx, self.target.text_end.get(idx))
+        a, b = para.spans[k]
+        return self.count_text(para.text[a:b])
 
     def take(self, idx: int, ks: list[int]) -> None:
         """Take sentences ``ks`` of the paragraph at ``idx``."""

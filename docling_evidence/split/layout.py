@@ -1,4 +1,4 @@
-"""How a piece is rendered and measured: the token memo, the overhead every piece repeats, once-only text items.
+"""How a piece is rendered and measured: its token counts, the overhead every piece repeats, once-only text items.
 
 A :class:`PieceLayout` is one planning attempt's view of a unit's pieces: the budget, the tokenizer's join costs,
 and the estimates that keep splitting linear (each line and paragraph counted once, counts added plus a per-join
@@ -18,21 +18,17 @@ from docling_evidence.split.items import Item, Overhead, reading_order, shows_he
 from docling_evidence.split.params import SplitParams, share_of
 from docling_evidence.split.pieces import BLOCK_DELIM, ELLIPSIS, LINE_DELIM, UnitParts
 
-CACHE_MAX_ENTRIES = 2_000_000
-"""Memoised token counts per splitter (one splitter per unit): enough for every line of a very large table."""
-
 
 class PieceLayout:
     """Renders and measures pieces at one budget.
 
     Args:
-        count: token count of a text, as the chunker's tokenizer counts it.
+        count: token count of a text, as the chunker's tokenizer counts it, memoised (the document's token memo).
         fits: exact check that a piece text, contextualized as the chunker does, is within the limit.
         budget: tokens available for a piece's text.
         params: the splitting rules.
         repeat_table_header: repeat the header in every piece; False shows it once per table (per column group).
         omit_header_on_overflow: a row that does not fit beside the header goes out without it.
-        memo: token counts already known (shared by the layouts of one splitter).
     """
 
     def __init__(
@@ -44,15 +40,14 @@ class PieceLayout:
         *,
         repeat_table_header: bool,
         omit_header_on_overflow: bool,
-        memo: dict[str, int],
     ) -> None:
-        self.count = count
+        self.tokens: Callable[[str], int] = count
+        """Token count of a text (memoised): every count of the layout goes through it."""
         self.fits = fits
         self.budget = budget
         self.params = params
         self.repeat_table_header = repeat_table_header
         self.omit_header_on_overflow = omit_header_on_overflow
-        self.memo = memo
         # last resort, when even the smallest retry budget fails: a row that does not fit under its header goes
         # without it (after the header shown on its own)
         self.headerless_rows = False
@@ -63,7 +58,7 @@ class PieceLayout:
         self.line_join = max(0, count("a" + LINE_DELIM + "b") - count("a") - count("b"))
 
     def with_budget(self, budget: int, *, headerless_rows: bool | None = None) -> PieceLayout:
-        """The same layout at another budget, sharing the token memo and keeping the header threshold."""
+        """The same layout at another budget, with the same counter and header threshold."""
         other = copy.copy(self)
         other.budget = budget
         if headerless_rows is not None:
@@ -71,15 +66,6 @@ class PieceLayout:
         return other
 
     # -- counting ---------------------------------------------------------------------------------------------------
-    def tokens(self, text: str) -> int:
-        """Token count of ``text``, memoised."""
-        n = self.memo.get(text)
-        if n is None:
-            n = self.count(text)
-            if len(self.memo) < CACHE_MAX_ENTRIES:
-                self.memo[text] = n
-        return n
-
     def lines_cost(self, lines: Sequence[str]) -> int:
         """Estimated tokens of ``lines`` joined by line breaks."""
         return sum(self.tokens(x) for x in lines) + self.line_join * max(0, len(lines) - 1)

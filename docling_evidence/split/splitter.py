@@ -47,15 +47,15 @@ from dataclasses import replace
 
 from docling_evidence.split.fragments import SEMCHUNK_MIN_SIZE, fragment_spans, fragments, piece_budget
 from docling_evidence.split.items import Unsplittable
-from docling_evidence.split.layout import CACHE_MAX_ENTRIES, PieceLayout
+from docling_evidence.split.layout import PieceLayout
 from docling_evidence.split.params import SplitParams, share_of
 from docling_evidence.split.pieces import BLOCK_DELIM, ELLIPSIS, LINE_DELIM, Piece, TokenLimitTooSmall, UnitParts
 from docling_evidence.split.rows import plan
 from docling_evidence.split.whole import table_kept_whole, whole_piece
+from docling_evidence.tokenizer import memoised_count
 
 __all__ = [
     "BLOCK_DELIM",
-    "CACHE_MAX_ENTRIES",
     "ELLIPSIS",
     "LINE_DELIM",
     "SEMCHUNK_MIN_SIZE",
@@ -73,11 +73,13 @@ __all__ = [
 class Splitter:
     """Splits :class:`UnitParts` into :class:`Piece` objects that each satisfy ``fits``.
 
-    A splitter holds settings and a memo of token counts, nothing else: ``split`` can be called on any number of
-    units, in any order, with the same results.
+    A splitter holds settings and its counter, nothing else: ``split`` can be called on any number of units, in any
+    order, with the same results.
 
     Args:
-        count: token count of a text, as the chunker's tokenizer counts it.
+        count: token count of a text, as the chunker's tokenizer counts it: a
+            :class:`~docling_evidence.tokenizer.MemoTokenizer`'s ``count_tokens`` is used as it is, any other counter
+            is memoised.
         fits: exact check that a piece text, contextualized as the chunker does, is within the limit.
         budget: tokens available for a piece's text (:func:`piece_budget`).
         repeat_table_header: repeat the header in every piece (default); False shows it once per table (per column
@@ -99,21 +101,20 @@ class Splitter:
     ) -> None:
         if budget <= 0:
             raise ValueError(f"token budget must be positive, got {budget}")
-        self.count = count
+        # the chunker's counter is its document's token memo; any other counter gets a memo of its own
+        self.count = memoised_count(count)
         self.fits = fits
         self.budget = budget
         self.repeat_table_header = repeat_table_header
         self.omit_header_on_overflow = omit_header_on_overflow
         self.params = params
-        self._cache: dict[str, int] = {}
         self._layout = PieceLayout(
-            count,
+            self.count,
             fits,
             budget,
             params,
             repeat_table_header=repeat_table_header,
             omit_header_on_overflow=omit_header_on_overflow,
-            memo=self._cache,
         )
 
     def tokens(self, text: str) -> int:

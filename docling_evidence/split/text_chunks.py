@@ -6,9 +6,10 @@ exactly as it would have. The view is a shallow copy: only the hidden (and repai
 item is the caller's own object, so chunks refer to the caller's items.
 
 ``_TextChunker`` is a ``HybridChunker`` that produces the same chunks with less work: token counts are memoised
-(:class:`~docling_evidence.tokenizer.MemoTokenizer`), ``semchunk``'s chunker is built once per size instead of per
-segment, chunks that fit are passed on instead of re-validated through a JSON round trip, and one document
-serializer serves both the hierarchical pass and the token-aware pass.
+(:class:`~docling_evidence.tokenizer.MemoTokenizer`, which ``semchunk`` counts through too when its count is the
+memo's), ``semchunk``'s chunker is built once per size instead of per segment, chunks that fit are passed on instead
+of re-validated through a JSON round trip, and one document serializer serves both the hierarchical pass and the
+token-aware pass.
 """
 
 from __future__ import annotations
@@ -169,7 +170,16 @@ class _TextChunker(HybridChunker):
             import semchunk
 
             raw = self.tokenizer.get_tokenizer()
-            chunker = semchunk.chunkerify(raw, chunk_size=size, max_token_chars=_max_token_chars(raw))
+            tok = self.tokenizer
+            if isinstance(tok, MemoTokenizer) and tok.counts_as_encoded():
+                # semchunk would count len(raw.encode(text)), which is exactly the memo's count: through the memo,
+                # the windows it measures reuse the words already counted (its own cache is not needed, and would
+                # keep the document's memo alive after the call)
+                chunker = semchunk.chunkerify(
+                    tok.count_tokens, chunk_size=size, max_token_chars=_max_token_chars(raw), memoize=False
+                )
+            else:
+                chunker = semchunk.chunkerify(raw, chunk_size=size, max_token_chars=_max_token_chars(raw))
             self._semchunkers[size] = chunker
         return chunker
 

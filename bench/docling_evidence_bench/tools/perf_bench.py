@@ -62,41 +62,60 @@ FAMILIES = ("flow-section", "flow-rich-cells", "layout-page", "layout-section")
 
 
 def counting_tokenizer(max_tokens: int = 256) -> Any:
-    """The bundled tokenizer, tallying every token it is asked to count (``semchunk``'s calls included)."""
+    """The bundled tokenizer, tallying every token it is asked to count (``semchunk``'s calls included).
+
+    A plain :class:`~docling_evidence.tokenizer.TokenizersTokenizer` over a tallying stand-in for the
+    ``tokenizers.Tokenizer``: the chunker treats it exactly as the bundled tokenizer (same counts, same memo, same
+    ``semchunk`` counter), and every ``encode`` (single or batch) is tallied, through ``count_tokens`` or through
+    ``get_tokenizer()``. ``counted`` holds the tokens, ``calls`` the texts encoded.
+    """
     from docling_evidence.tokenizer import BUNDLED_TOKENIZER_DIR, TokenizersTokenizer
 
-    class _Encoder:
-        """What ``semchunk`` gets from ``get_tokenizer()``: the raw tokenizer's ``encode``, tallied."""
+    class TallyingTokenizer:
+        """The raw tokenizer's ``encode``, ``encode_batch``, ``get_vocab`` and ``to_str``, with ``encode`` tallied."""
 
-        def __init__(self, owner: Any) -> None:
-            self.owner = owner
+        def __init__(self, raw: Any) -> None:
+            self.raw = raw
+            self.counted = 0
+            self.calls = 0
 
-        def encode(self, text: str, add_special_tokens: bool = False) -> Any:
-            enc = self.owner.tokenizer.encode(text, add_special_tokens=add_special_tokens)
-            self.owner.tally(len(enc))
+        def encode(
+            self, sequence: str, pair: Any = None, is_pretokenized: bool = False, add_special_tokens: bool = True
+        ) -> Any:
+            enc = self.raw.encode(
+                sequence, pair, is_pretokenized=is_pretokenized, add_special_tokens=add_special_tokens
+            )
+            self.counted += len(enc)
+            self.calls += 1
             return enc
 
+        def encode_batch(
+            self, inputs: list[str], is_pretokenized: bool = False, add_special_tokens: bool = True
+        ) -> Any:
+            encs = self.raw.encode_batch(inputs, is_pretokenized=is_pretokenized, add_special_tokens=add_special_tokens)
+            self.counted += sum(len(e) for e in encs)
+            self.calls += len(encs)
+            return encs
+
         def get_vocab(self, with_added_tokens: bool = True) -> dict[str, int]:
-            return self.owner.tokenizer.get_vocab(with_added_tokens)
+            return self.raw.get_vocab(with_added_tokens)
+
+        def to_str(self, pretty: bool = False) -> str:
+            return self.raw.to_str(pretty)
 
     class CountingTokenizer(TokenizersTokenizer):
-        counted: int = 0
-        calls: int = 0
+        """Tallies in ``tokenizer`` (a :class:`TallyingTokenizer`); counts and methods are the bundled tokenizer's."""
 
-        def tally(self, n: int) -> None:
-            self.counted += n
-            self.calls += 1
+        @property
+        def counted(self) -> int:
+            return self.tokenizer.counted
 
-        def count_tokens(self, text: str) -> int:
-            n = super().count_tokens(text)
-            self.tally(n)
-            return n
-
-        def get_tokenizer(self) -> Any:
-            return _Encoder(self)
+        @property
+        def calls(self) -> int:
+            return self.tokenizer.calls
 
     base = TokenizersTokenizer.from_file(BUNDLED_TOKENIZER_DIR, max_tokens)
-    return CountingTokenizer(tokenizer=base.tokenizer, max_tokens=max_tokens)
+    return CountingTokenizer(tokenizer=TallyingTokenizer(base.tokenizer), max_tokens=max_tokens)
 
 
 def document_tokens(doc: Any, tokenizer: Any) -> int:
