@@ -25,6 +25,7 @@ from docling_core.transforms.chunker.hierarchical_chunker import ChunkingDocSeri
 from docling_core.transforms.chunker.hybrid_chunker import HybridChunker
 from docling_core.transforms.chunker.tokenizer.base import BaseTokenizer
 from docling_core.transforms.serializer.base import BaseDocSerializer, BaseSerializerProvider
+from docling_core.transforms.serializer.common import DocSerializer
 from docling_core.types.doc import (
     ContentLayer,
     DocItem,
@@ -205,6 +206,21 @@ def _max_token_chars(raw: Any) -> int | None:
     return value
 
 
+def _serializer_of_view(doc_serializer: BaseDocSerializer | None, view: DoclingDocument) -> BaseDocSerializer | None:
+    """The caller's serializer with its document replaced by ``view``, or None (the provider then builds one).
+
+    A ``DocSerializer`` is a pydantic model whose fields are its whole configuration, so the same fields over the
+    view serialize the view as the provider's own serializer of it would. Building it with ``model_construct``
+    skips what constructing it anew costs: pydantic re-validates the view as a whole document (tree checks and
+    clamping every box to its page), which the caller's document already passed and the view shares. Private state
+    (docling-core's cache of excluded refs, which depends on the document) starts empty.
+    """
+    if not isinstance(doc_serializer, DocSerializer) or doc_serializer.doc is view:
+        return None
+    fields = {name: getattr(doc_serializer, name) for name in type(doc_serializer).model_fields}
+    return type(doc_serializer).model_construct(**{**fields, "doc": view})
+
+
 def text_chunks(
     doc: DoclingDocument,
     hidden: set[str],
@@ -228,7 +244,8 @@ def text_chunks(
         tokenizer: counts tokens; wrap it in a :class:`~docling_evidence.tokenizer.MemoTokenizer` shared with the
             caller so that texts already counted are not counted again (a plain tokenizer is wrapped here).
         doc_serializer: the caller's serializer of ``doc`` (from ``serializer_provider``), reused when nothing is
-            hidden or repaired; otherwise one serializer of the view is built.
+            hidden or repaired; otherwise its copy over the view (or, for a serializer that is not docling-core's
+            ``DocSerializer``, the provider's serializer of the view).
     """
     memo = tokenizer if isinstance(tokenizer, MemoTokenizer) else MemoTokenizer.wrap(tokenizer)
     chunker = _TextChunker(
@@ -241,8 +258,9 @@ def text_chunks(
         omit_header_on_overflow=omit_header_on_overflow,
     )
     source = _view(doc, hidden)
+    source_serializer = doc_serializer if source is doc else _serializer_of_view(doc_serializer, source)
     try:
-        produced = chunker.chunk_with(source, doc_serializer if source is doc else None, **kwargs)
+        produced = chunker.chunk_with(source, source_serializer, **kwargs)
     except RecursionError:  # semchunk's recursion at limits of a few dozen tokens (HybridChunker fails the same way)
         raise TokenLimitTooSmall(
             f"docling-core's text splitter cannot cut this document's text to max_tokens={tokenizer.get_max_tokens()} "
