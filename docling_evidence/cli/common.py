@@ -1,15 +1,16 @@
 """What every ``docling-evidence`` command shares: one-line messages on stderr, exit codes, running an app in-process.
 
 Exit codes of every command: 0 done, 1 some inputs failed (each reported on its own line, the rest processed),
-2 usage error (nothing processed), 130 / 143 stopped by SIGINT / SIGTERM, 141 stdout closed by its reader
-(``| head``: stopped without a message, as coreutils' commands end). Only typer, rich and two modules that import
-only the standard library (:mod:`docling_evidence.batch.environment`, :mod:`docling_evidence.cli.safe_write`) are
-imported here.
+2 usage error (nothing processed) or stdout that cannot be written, 130 / 143 stopped by SIGINT / SIGTERM, 141 stdout
+closed by its reader (``| head``: stopped without a message, as coreutils' commands end). Only typer, rich and two
+modules that import only the standard library (:mod:`docling_evidence.batch.environment`,
+:mod:`docling_evidence.cli.safe_write`) are imported here.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import logging
 import os
 import signal
@@ -81,11 +82,38 @@ shell reports as 141, and prints nothing; Python ignores SIGPIPE, so the write r
 def broken_pipe() -> typer.Exit:
     """The exit to raise when writing stdout failed because its reader closed the pipe: no message (the reader asked
     for no more), stdout pointed at ``/dev/null`` so that the interpreter's last flush cannot raise again, code 141."""
+    _stdout_to_devnull()
+    return typer.Exit(EXIT_BROKEN_PIPE)
+
+
+STDOUT_WRITE_ERRNOS: frozenset[int] = frozenset(
+    code for code in (errno.ENOSPC, errno.EIO, errno.EFBIG, getattr(errno, "EDQUOT", None)) if code is not None
+)
+"""The errors a write to a full or failing stdout raises (``> /dev/full``: ``ENOSPC``)."""
+
+
+def is_stdout_write_error(exc: OSError) -> bool:
+    """Whether ``exc`` is a failed write to stdout as far as it can tell: an error a write raises
+    (:data:`STDOUT_WRITE_ERRNOS`) that names no file. A command's writes to files go through :func:`output_errors`,
+    which names the file, so what reaches :class:`CommandGroup` this way is stdout's (or stderr's)."""
+    return exc.errno in STDOUT_WRITE_ERRNOS and exc.filename is None
+
+
+def stdout_failed(exc: OSError) -> typer.Exit:
+    """The exit to raise when writing stdout failed (``> /dev/full``): ``error: cannot write stdout: <reason>`` on
+    stderr, stdout pointed at ``/dev/null`` (the interpreter's last flush would raise again), code 2 as for any
+    output that cannot be written."""
+    _stdout_to_devnull()
+    with contextlib.suppress(OSError):  # stderr may be just as full
+        error(f"cannot write stdout: {exc.strerror or exc}")
+    return typer.Exit(EXIT_USAGE)
+
+
+def _stdout_to_devnull() -> None:
     with contextlib.suppress(OSError, ValueError):
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         os.close(devnull)
-    return typer.Exit(EXIT_BROKEN_PIPE)
 
 
 @contextlib.contextmanager
@@ -106,18 +134,35 @@ def output_errors(target: Callable[[OSError], object]) -> Iterator[None]:
 
 
 class CommandGroup(TyperGroup):
-    """The click group of a ``docling-evidence`` app (``typer.Typer(cls=CommandGroup)``): a command that raises
-    :class:`BrokenPipeError` (the reader of its output went away: ``| head``) ends with :func:`broken_pipe`.
+    """The click group of a ``docling-evidence`` app (``typer.Typer(cls=CommandGroup)``): a command (or the group's
+    own ``--help`` / ``--version``) that fails writing stdout ends with one line and its exit code, not a traceback.
+    :class:`BrokenPipeError` (the reader of its output went away: ``| head``) ends with :func:`broken_pipe`; any
+    other failed write to stdout (:func:`is_stdout_write_error`: ``> /dev/full``) with :func:`stdout_failed`.
 
-    This is the one place a broken pipe is handled (:func:`output_errors` lets it through); it runs below click's
-    own handler, which would turn it into exit code 1."""
+    This is the one place a failed write to stdout is handled (:func:`output_errors` lets a broken pipe through);
+    it runs below click's own handler, which would turn a broken pipe into exit code 1 and re-raise the rest."""
+
+    def make_context(self, info_name: str | None, args: list[str], parent: Any = None, **extra: Any) -> Any:
+        """Parse the group's own arguments (its eager ``--help`` and ``--version`` write stdout here)."""
+        with _stdout_errors():
+            return super().make_context(info_name, args, parent=parent, **extra)
 
     def invoke(self, ctx: Any) -> Any:
         """Run the command of ``ctx``; see the class docstring."""
-        try:
+        with _stdout_errors():
             return super().invoke(ctx)
-        except BrokenPipeError:
-            raise broken_pipe() from None
+
+
+@contextlib.contextmanager
+def _stdout_errors() -> Iterator[None]:
+    try:
+        yield
+    except BrokenPipeError:
+        raise broken_pipe() from None
+    except OSError as exc:
+        if not is_stdout_write_error(exc):
+            raise
+        raise stdout_failed(exc) from None
 
 
 class Stopped(BaseException):

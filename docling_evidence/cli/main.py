@@ -1,7 +1,8 @@
 """The ``docling-evidence`` command line: ``chunk``, ``inspect``, ``example`` and ``cite``.
 
 Exit codes: 0 every file processed; 1 some files failed (each reported on one line, the others still processed);
-2 usage error, nothing processed (bad option value, output that may not be written, e.g. onto an input);
+2 usage error, nothing processed (bad option value, output that may not be written, e.g. onto an input), or
+stdout that cannot be written (``> /dev/full``: one ``error:`` line);
 130 / 143 stopped by SIGINT / SIGTERM (workers ended, temp files removed, previous output untouched); 141 stdout's
 reader went away (``| head``: stopped without a message, as coreutils' commands end).
 Output files are written by :mod:`docling_evidence.cli.safe_write` (atomic, never over an input, symlinks written

@@ -95,6 +95,18 @@ def test_a_broken_pipe_in_any_command_ends_it_quietly_with_141(capsys: pytest.Ca
     assert run_app(_two_commands(BrokenPipeError(32, "Broken pipe"), group=None), ["write"]) == 1
 
 
+def test_a_failed_write_to_stdout_in_any_command_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run_app(_two_commands(OSError(28, "No space left on device")), ["write"]) == 2
+    assert capsys.readouterr().err == "error: cannot write stdout: No space left on device\n"
+
+
+def test_an_error_naming_a_file_is_not_taken_for_a_failed_write_to_stdout() -> None:
+    with pytest.raises(OSError, match="No space left"):
+        run_app(_two_commands(OSError(28, "No space left on device", "/tmp/cache.bin")), ["write"])
+    with pytest.raises(OSError, match="Permission denied"):
+        run_app(_two_commands(OSError(13, "Permission denied")), ["write"])
+
+
 def test_output_errors_are_usage_errors_and_let_a_broken_pipe_pass(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -1,5 +1,6 @@
 """What the console script prints besides chunks: its version, nothing when stdout's reader goes away (``| head``),
-and no third-party log line unless ``--verbose`` asks for them."""
+one line when stdout cannot be written (``> /dev/full``), and no third-party log line unless ``--verbose`` asks for
+them."""
 
 from __future__ import annotations
 
@@ -61,6 +62,33 @@ def test_a_closed_stdout_ends_the_run_quietly_with_141(example_json: Path, tmp_p
     assert len(head) == 100
     assert code == EXIT_BROKEN_PIPE == 141, err
     assert err == "", err
+
+
+DEV_FULL = Path("/dev/full")
+
+
+@pytest.mark.skipif(not DEV_FULL.exists(), reason="no /dev/full on this system")
+@pytest.mark.parametrize("command", ["cite", "chunk", "example", "--help", "--version"])
+def test_a_full_stdout_ends_any_command_with_one_line_and_exit_2(
+    command: str, example_json: Path, tmp_path: Path
+) -> None:
+    """``> /dev/full``: every write fails with ENOSPC; the command says so on one line, with no traceback."""
+    args = {
+        "cite": ["cite", str(example_json), "--answer", "Revenue was 12."],
+        "chunk": ["chunk", str(example_json)],
+    }.get(command, [command])
+    with DEV_FULL.open("w") as full:
+        proc = subprocess.run(
+            [sys.executable, "-m", "docling_evidence.cli", *args],
+            cwd=tmp_path,
+            env=_env(),
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=300,
+        )
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr == "error: cannot write stdout: No space left on device\n", proc.stderr
 
 
 _FAILING_HUB = """
