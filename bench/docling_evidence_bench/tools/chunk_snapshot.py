@@ -52,8 +52,11 @@ def _documents(folders: list[Path], tatqa: Path | None) -> Iterator[tuple[str, A
 def snapshot_lines(documents: Iterator[tuple[str, Any]], limits: list[int | None]) -> list[dict[str, Any]]:
     """One record per chunk of every document at every limit, in document, limit and chunk order."""
     from docling_evidence import EvidenceChunker
+    from docling_evidence.tokenizer import bundled_tokenizer
 
-    chunkers = {limit: EvidenceChunker(**({"max_tokens": limit} if limit else {})) for limit in limits}
+    chunkers = {
+        limit: EvidenceChunker(**({"tokenizer": bundled_tokenizer(limit)} if limit else {})) for limit in limits
+    }
     records: list[dict[str, Any]] = []
     for name, doc in documents:
         for limit, chunker in chunkers.items():
