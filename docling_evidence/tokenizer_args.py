@@ -13,7 +13,13 @@ from typing import Any
 
 from docling_core.transforms.chunker.tokenizer.base import BaseTokenizer
 
-from docling_evidence.tokenizer import DEFAULT_MAX_TOKENS, bundled_tokenizer, check_max_tokens, load_tokenizer
+from docling_evidence.tokenizer import (
+    DEFAULT_MAX_TOKENS,
+    TokenizersTokenizer,
+    bundled_tokenizer,
+    check_max_tokens,
+    load_tokenizer,
+)
 
 DEPRECATED_INIT_MESSAGE = (
     "Deprecated initialization parameter types for EvidenceChunker (as for HybridChunker): pass a docling-core "
@@ -42,13 +48,17 @@ def resolve_tokenizer_args(data: dict[str, Any]) -> dict[str, Any]:
     - ``max_tokens=N``, a model name or path as ``tokenizer``, or a transformers tokenizer object (with or without
       ``max_tokens``): HybridChunker's deprecated forms, accepted with its ``DeprecationWarning``. A model name
       without ``max_tokens`` takes the model's own limit (for all-MiniLM-L6-v2: 256).
+    - a dict: a dumped tokenizer, rebuilt by :func:`tokenizer_from_dump` (``model_validate`` of a ``model_dump``).
 
     Raises:
-        ValueError: for a ``tokenizer`` of another type, or a ``max_tokens`` that is not a positive integer.
+        ValueError: for a ``tokenizer`` of another type, a dict that is no dumped tokenizer, or a ``max_tokens`` that
+            is not a positive integer.
     """
     data = dict(data)
     max_tokens = data.pop("max_tokens", None)
     tokenizer = data.get("tokenizer")
+    if isinstance(tokenizer, dict):
+        tokenizer = data["tokenizer"] = tokenizer_from_dump(tokenizer)
     if isinstance(tokenizer, BaseTokenizer):
         if max_tokens is not None:
             warnings.warn(
@@ -112,3 +122,40 @@ def _wrapped_tokenizer(tokenizer: object, max_tokens: int | None) -> BaseTokeniz
                 f"cause: {type(exc).__name__}"
             ) from exc
     return HuggingFaceTokenizer(tokenizer=tokenizer, max_tokens=max_tokens)
+
+
+DUMP_HINT = (
+    "EvidenceChunker.model_dump() writes the tokenizer by its declared type, BaseTokenizer, which has no fields: "
+    "dump with chunker.model_dump(serialize_as_any=True), or give the tokenizer again: "
+    "EvidenceChunker.model_validate({**dump, 'tokenizer': chunker.tokenizer}) (a copy: chunker.model_copy())"
+)
+"""What to do instead when a dumped chunker's tokenizer cannot be rebuilt (a plain ``model_dump`` gives ``{}``)."""
+
+
+def tokenizer_from_dump(dump: dict[str, Any]) -> BaseTokenizer:
+    """The tokenizer a ``model_dump`` of a tokenizer describes: ``{"tokenizer": <object>, "max_tokens": N}``.
+
+    A ``tokenizers.Tokenizer`` becomes a :class:`~docling_evidence.tokenizer.TokenizersTokenizer` (the bundled
+    tokenizer's class), a transformers tokenizer docling-core's ``HuggingFaceTokenizer``, each with the dumped limit.
+    ``chunker.model_dump(serialize_as_any=True)`` holds such a dict; a plain ``chunker.model_dump()`` holds ``{}``
+    (pydantic dumps the field as the abstract ``BaseTokenizer``), which cannot be rebuilt.
+
+    Raises:
+        ValueError: naming what to do instead (:data:`DUMP_HINT`) when the dict is not such a dump.
+    """
+    inner = dump.get("tokenizer")
+    max_tokens = dump.get("max_tokens")
+    if inner is None or max_tokens is None:
+        given = ", ".join(sorted(map(str, dump))) or "none"
+        raise ValueError(f"the tokenizer is a dict without 'tokenizer' and 'max_tokens' (keys: {given}): {DUMP_HINT}")
+    max_tokens = check_max_tokens(max_tokens)
+    if _is_transformers_tokenizer(inner):
+        from docling_core.transforms.chunker.tokenizer.huggingface import HuggingFaceTokenizer
+
+        return HuggingFaceTokenizer(tokenizer=inner, max_tokens=max_tokens)
+    if type(inner).__module__.split(".")[0] == "tokenizers":
+        return TokenizersTokenizer(tokenizer=inner, max_tokens=max_tokens)
+    raise ValueError(
+        f"cannot rebuild a tokenizer over a dumped {type(inner).__name__} (only tokenizers' and transformers' "
+        f"tokenizers are rebuilt from a dump): {DUMP_HINT}"
+    )

@@ -101,3 +101,41 @@ def test_keywords_shared_with_hybridchunker_are_fields_with_its_defaults_where_i
     assert ours.merge_peers == theirs.merge_peers
     assert ours.delim == theirs.delim
     assert EvidenceChunker(merge_peers=False, delim="####").delim == "####"
+
+
+@pytest.mark.parametrize("kind", ["bundled", "transformers"])
+def test_a_dump_with_its_tokenizer_validates_back_to_the_same_chunker(kind: str) -> None:
+    """``model_validate(model_dump(serialize_as_any=True))``: the same tokenizer class, limit, counts and settings."""
+    tokenizer = (
+        bundled_tokenizer(300)
+        if kind == "bundled"
+        else HuggingFaceTokenizer(tokenizer=_transformers_tokenizer(), max_tokens=300)
+    )
+    chunker = EvidenceChunker(tokenizer=tokenizer, views=False, bbox_threshold=120.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        again = EvidenceChunker.model_validate(chunker.model_dump(serialize_as_any=True))
+    assert type(again.tokenizer) is type(tokenizer)
+    assert again.max_tokens == 300
+    assert again.tokenizer.count_tokens(SAMPLE) == tokenizer.count_tokens(SAMPLE)
+    assert (again.views, again.bbox_threshold) == (False, 120.0)
+    assert again.model_dump(exclude={"tokenizer", "serializer_provider"}) == chunker.model_dump(
+        exclude={"tokenizer", "serializer_provider"}
+    )
+
+
+def test_a_plain_dump_says_how_to_keep_the_tokenizer() -> None:
+    """A plain ``model_dump`` holds the tokenizer as ``{}`` (its declared type, BaseTokenizer, has no fields)."""
+    chunker = EvidenceChunker(tokenizer=bundled_tokenizer(300))
+    dump = chunker.model_dump()
+    with pytest.raises(ValueError, match=r"model_dump\(serialize_as_any=True\)"):
+        EvidenceChunker.model_validate(dump)
+    again = EvidenceChunker.model_validate({**dump, "tokenizer": chunker.tokenizer})
+    assert again.tokenizer is chunker.tokenizer and again.max_tokens == 300
+
+
+def test_a_dumped_tokenizer_of_an_unknown_kind_is_a_value_error() -> None:
+    with pytest.raises(ValueError, match="cannot rebuild a tokenizer over a dumped object"):
+        EvidenceChunker.model_validate({"tokenizer": {"tokenizer": object(), "max_tokens": 300}})
+    with pytest.raises(ValueError, match="max_tokens must be a positive integer"):
+        EvidenceChunker.model_validate({"tokenizer": {"tokenizer": bundled_tokenizer().tokenizer, "max_tokens": 0}})
