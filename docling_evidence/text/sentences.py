@@ -30,26 +30,37 @@ _LABEL_WORDS = frozenset({"table", "tables", "figure", "fig", "tab", "section", 
 """A full stop after one of these and before a number belongs to a label ("Table. 1"), not a sentence end."""
 
 _END = re.compile(r"(?:[.!?]+[\"'”’)\]]*(?=\s)|[。！？]+)")
-_WORD_BEFORE = re.compile(r"([\w.]+)$")
+_NON_SPACE = re.compile(r"\S")
+
+
+def _word_before(text: str, stop: int) -> str:
+    """The run of word characters and full stops that ends at ``stop`` (``[\\w.]+$`` of ``text[:stop]``, so one line
+    break may stand between it and ``stop``), read backwards so that each boundary costs the word's length, not the
+    text's."""
+    if stop > 0 and text[stop - 1] == "\n":
+        stop -= 1
+    start = stop
+    while start > 0 and (text[start - 1].isalnum() or text[start - 1] in "_."):
+        start -= 1
+    return text[start:stop]
 
 
 def _is_boundary(text: str, end: int, stop: int) -> bool:
     """Whether the punctuation ``text[stop:end]`` ends a sentence."""
     if text[stop] in "。！？":
         return True
-    nxt = text[end:].lstrip()
-    if not nxt:
+    after = _NON_SPACE.search(text, end)
+    if after is None:
         return True
-    m = _WORD_BEFORE.search(text[:stop])
-    word = m.group(1).lower() if m else ""
+    first = text[after.start()]
+    word = _word_before(text, stop).lower()
     if text[stop] == "." and end - stop == 1:
         if word in ABBREVIATIONS or word.rstrip(".") in ABBREVIATIONS:
             return False
         if len(word) == 1 and word.isalpha() and text[stop - 1].isupper():
             return False  # an initial: "J. Smith"
-        if word in _LABEL_WORDS and nxt[:1].isdigit():
+        if word in _LABEL_WORDS and first.isdigit():
             return False
-    first = nxt[:1]
     return not (first.isalpha() and first.islower())
 
 

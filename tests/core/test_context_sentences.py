@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import re
 
 from docling_core.types.doc import DocItemLabel, DoclingDocument
 from docs_builder import add_table, paged_doc, prov, table_data
@@ -10,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from docling_evidence import EvidenceChunker
-from docling_evidence.text.sentences import sentence_spans
+from docling_evidence.text.sentences import _word_before, sentence_spans
 from docling_evidence.units.captions import table_mentions
 
 _TEXT = st.text(alphabet=st.sampled_from(list("ab Tt.!?:,19 \n표。e.g")), max_size=80)
@@ -167,3 +168,26 @@ def test_a_paragraph_read_to_two_ends_keeps_both_readings() -> None:
     assert [text[s:e] for s, e in longer.spans] == ["Revenue rose in 2020.", "Costs fell by 12.5 percent."]
     assert len(whole.spans) == 3
     assert ctx.paragraph(idx, 21) is short
+
+
+_WORD_ENDING_AT = re.compile(r"([\w.]+)$")
+
+
+def _word_before_by_regex(text: str, stop: int) -> str:
+    """The definition the splitter reads backwards: the ``[\\w.]+`` run at the end of ``text[:stop]``."""
+    m = _WORD_ENDING_AT.search(text[:stop])
+    return m.group(1) if m else ""
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from([*"ab.Z_9 \n\t!?é。”", "e.g", "Fig", "Table", "J"]), max_size=30).map("".join))
+def test_word_before_a_stop_is_the_word_run_ending_there(text: str) -> None:
+    for stop in range(len(text) + 1):
+        assert _word_before(text, stop) == _word_before_by_regex(text, stop), (text, stop)
+
+
+def test_a_long_paragraph_of_short_sentences_splits_at_each_stop() -> None:
+    text = " ".join(f"Row {i} grew by {i}.{i} percent." for i in range(4000))
+    spans = sentence_spans(text)
+    assert len(spans) == 4000
+    assert text[spans[1][0] : spans[1][1]] == "Row 1 grew by 1.1 percent."
