@@ -1,5 +1,8 @@
 """Setup of the bench's tests: offline Hugging Face hub, the ../shared data folder, the ``slow`` tier.
 
+The shared folder is the library tests' (``tests/shared_paths.py``): ``DOCLING_EVIDENCE_SHARED`` names another one,
+and naming a missing one skips every test that reads it.
+
 The repository's ``python -m pytest`` collects these tests beside the library's (``testpaths``); run alone
 (``python -m pytest bench/tests``) they get the same offline hub, hypothesis profile and ``slow`` marking here.
 """
@@ -14,9 +17,9 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 from pathlib import Path
 
 import pytest
-from docling_evidence_bench.paths import SHARED
 from hypothesis import HealthCheck, Phase, settings
 from hypothesis.errors import InvalidArgument
+from shared_paths import SHARED  # the library tests' folder is on the path (pytest pythonpath)
 
 HERE = Path(__file__).resolve().parent
 

@@ -12,9 +12,10 @@ from docling_core.types.doc import DocItemLabel, DoclingDocument
 from docling_evidence_bench.cli import app
 from docling_evidence_bench.summary import summarize
 from docs_builder import add_table, paged_doc, prov
+from shared_paths import SHARED
 from typer.testing import CliRunner
 
-TATQA_DEV = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "tatqa" / "tatqa_dataset_dev.json"
+TATQA_DEV = SHARED / "data" / "tatqa" / "tatqa_dataset_dev.json"
 runner = CliRunner()
 
 

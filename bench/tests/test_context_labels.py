@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 from docling_core.types.doc import DoclingDocument, TableItem
-from docling_evidence_bench.paths import SHARED
 from docling_evidence_bench.tools import context_report
+from shared_paths import SHARED
 
 LABELS = context_report.LABELS
 HELDOUT_LABELS = context_report.HELDOUT_LABELS

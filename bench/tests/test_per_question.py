@@ -8,6 +8,9 @@ from pathlib import Path
 
 import pytest
 from docling_evidence_bench.tools import per_question as pq
+from shared_paths import SHARED
+
+TATQA_DEV = SHARED / "data" / "tatqa" / "tatqa_dataset_dev.json"
 
 
 def test_variants_parse_as_python_literals() -> None:
@@ -21,10 +24,11 @@ def test_variants_parse_as_python_literals() -> None:
             pq.parse_variant(bad)
 
 
-@pytest.mark.skipif(not pq.DEFAULT_TATQA.is_file(), reason="../shared TAT-QA dev file not present")
+@pytest.mark.skipif(not TATQA_DEV.is_file(), reason="../shared TAT-QA dev file not present")
 def test_losses_and_wins_add_up_to_the_per_question_outcomes(tmp_path: Path) -> None:
     out = tmp_path / "pq.json"
-    assert pq.main(["--contexts", "12", "--method", "bm25", "--variant", "nc=with_context=False", "-o", str(out)]) == 0
+    args = ["--tatqa", str(TATQA_DEV), "--contexts", "12", "--method", "bm25", "--variant", "nc=with_context=False"]
+    assert pq.main([*args, "-o", str(out)]) == 0
     report = json.loads(out.read_text())
     per_q = report["per_question"]
     assert set(per_q) == {"hybrid", "evidence", "nc"}

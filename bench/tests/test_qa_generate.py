@@ -19,8 +19,7 @@ from docling_evidence_bench.normalize import contains_answer
 from docling_evidence_bench.qa_generate import context_invariant_holds, generate_qa, main
 from docling_evidence_bench.qa_jsonl import load_qa_jsonl
 from docs_builder import table_data
-
-FIXTURES = Path(__file__).resolve().parents[2].parent / "shared" / "fixtures"
+from shared_paths import FIXTURES
 
 ROWS = [
     ["Segment", "2019", "2018"],

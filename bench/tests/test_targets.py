@@ -10,9 +10,10 @@ import pytest
 from docling_evidence_bench.cli import app
 from docling_evidence_bench.measures import BUDGETS
 from docling_evidence_bench.targets import ANSWER_TYPES, TARGET_ARMS, check_targets, render_targets
+from shared_paths import SHARED
 from typer.testing import CliRunner
 
-TATQA_DEV = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "tatqa" / "tatqa_dataset_dev.json"
+TATQA_DEV = SHARED / "data" / "tatqa" / "tatqa_dataset_dev.json"
 
 
 def _run(arm: str, base: float, table_text: float) -> dict[str, Any]:

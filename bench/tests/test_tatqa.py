@@ -11,8 +11,8 @@ import pytest
 from docling_evidence_bench.dataset import BenchDataError
 from docling_evidence_bench.normalize import contains_answer
 from docling_evidence_bench.tatqa import count_header_rows, derivation_numbers, load_tatqa, table_position
+from shared_paths import SHARED
 
-SHARED = Path(__file__).resolve().parents[2].parent / "shared"
 TATQA_DEV = SHARED / "data" / "tatqa" / "tatqa_dataset_dev.json"
 
 TABLE = [

@@ -4,12 +4,11 @@ paragraphs. (The scores against the hand labels are the bench's: ``bench/tests/t
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from docling_core.types.doc import DoclingDocument
+from shared_paths import FIXTURES as ALL_FIXTURES
 
-FIXTURES = Path(__file__).resolve().parents[2].parent / "shared" / "fixtures" / "docling"
+FIXTURES = ALL_FIXTURES / "docling"
 
 
 @pytest.mark.skipif(not FIXTURES.is_dir(), reason="needs ../shared/fixtures")

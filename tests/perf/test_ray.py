@@ -10,10 +10,11 @@ import pytest
 
 ray = pytest.importorskip("ray")
 
+from shared_paths import FIXTURES  # noqa: E402
+
 from docling_evidence.batch import ChunkSettings, process_file  # noqa: E402
 from docling_evidence.integrations.ray import chunk_dataset, chunk_files, iter_records, write_jsonl  # noqa: E402
 
-FIXTURES = Path(__file__).resolve().parents[3] / "shared" / "fixtures"
 NAMES = ["docling/2305.03393v1-pg9.json", "docling-core/doc__cross_page_table__input.json"]
 
 
