@@ -149,6 +149,8 @@ def test_chunk_to_dev_stdout_appends_to_the_redirected_file(example_json: Path, 
     import subprocess
     import sys
 
+    from docling_evidence import EvidenceChunk
+
     log = tmp_path / "r.jsonl"
     log.write_text("previous\n")
     with log.open("a") as out:
@@ -163,7 +165,11 @@ def test_chunk_to_dev_stdout_appends_to_the_redirected_file(example_json: Path, 
     assert done.returncode == 0, done.stderr
     lines = log.read_text().splitlines()
     assert lines[0] == "previous" and len(lines) > 1
-    assert all(json.loads(line)["text"] is not None for line in lines[1:])
+    records = [json.loads(line) for line in lines[1:]]  # whole JSON lines after the kept one
+    assert {r["meta"]["source"] for r in records} == {str(example_json)}
+    assert [EvidenceChunk.model_validate(r["chunk"]).meta.unit_id for r in records] == [
+        r["meta"]["unit_id"] for r in records
+    ]
 
 
 def test_a_huge_warning_is_cut_to_one_readable_line(capsys: pytest.CaptureFixture[str]) -> None:
