@@ -69,7 +69,7 @@ def test_regenerating_changes_nothing(rendered: dict[str, tuple[str, str]]) -> N
 
 
 def test_integrations_quote_the_readme_gains() -> None:
-    """integrations.md quoted an earlier run (+22.8, +16.3, -4.9); it must say what README and benchmark.md say."""
+    """integrations.md states the hit@1 gains (dense, BM25, table-only single vector) that README states."""
     pattern = r"gains (\S+) hit@1 over .*? BM25 alone (\S+)\. .*? table-only questions \((\S+)\)"
     gains = re.search(pattern, _flat(_text("docs/integrations.md")))
     assert gains, "docs/integrations.md no longer states the gains"
@@ -89,7 +89,7 @@ def test_cli_chunk_counts_are_the_fixture_report(figures: object) -> None:
 
 
 def test_fixture_qa_rows_are_the_results(figures: object) -> None:
-    """benchmark.md's 512 dense `evidence-single` row was an earlier run's (hit@1 35.8 where the results say 34.3)."""
+    """benchmark.md's 512 dense `evidence-single` row (cell-value and overall hit@1) is the one in docs/results."""
     qa = figures.fixture_qa  # type: ignore[attr-defined]
     hit = docs_figures.pct(qa.value(512, "evidence-single", "dense", "hit@1"))
     cell = docs_figures.pct(qa.value(512, "evidence-single", "dense", "hit@1", "cell_value"))
