@@ -2,11 +2,13 @@
 
 The retrieved chunks are read (``segments``) and grouped by unit, each unit once, at its first rank; pieces of a unit
 found later in the ranking join its block. Every row, sentence and footnote is scored against the query (one scorer
-call), and taken best first (a unit's rank lowers its scores a little, so among equals the better-ranked unit wins)
-while the budget allows: a row comes with its unit's caption and header lines, and with the footnotes that change
-what its numbers mean (units, scale, currency, percentages, restatements), or not at all; a sentence of a table unit
-comes with the caption when it fits. What scores nothing fills what is left, in ranking and reading order. The text
-is counted exactly at the end and trimmed, last taken first, if the estimate was short.
+call). The retriever's order is trusted first: units are delivered whole, in ranking order, while each fits whole in
+what is left. The first unit that does not fit gets its matching rows and sentences, best first, before any lower unit;
+then the lower units' matching segments are taken best first (a unit's rank lowers its scores a little, so among
+equals the better-ranked unit wins); what scores nothing fills what is left, in ranking and reading order. A row comes
+with its unit's caption and header lines, and with the footnotes that change what its numbers mean (units, scale,
+currency, percentages, restatements), or not at all; a sentence of a table unit comes with the caption when it fits.
+The text is counted exactly at the end and trimmed, last taken first, if the estimate was short.
 """
 
 from __future__ import annotations
@@ -133,13 +135,35 @@ def pack(
     cands = _candidates(units)
     scores = checked_scores(scorer or lexical_scorer, query, [_score_text(c) for c in cands])
     packer = _Packer(units, budget, _Counter(count, memo.counts))
-    order = sorted(
-        range(len(cands)),
-        key=lambda i: (-max(scores[i], 0.0) / (1 + RANK_DISCOUNT * cands[i].unit), cands[i].unit, cands[i].pos),
-    )
-    for i in order:
+    for i in _offer_order(packer, cands, scores):
         packer.offer(cands[i], scores[i])
     return packer.result(query, len(cands))
+
+
+def _offer_order(packer: _Packer, cands: list[_Cand], scores: list[float]) -> list[int]:
+    """Deliver the whole units that lead the ranking (each taken as it is decided) and return the order in which the
+    other candidates are offered: the first unit that did not fit whole, its matching segments best first; then the
+    lower units' matching segments, best first with the rank discount; then what scores nothing, in ranking and
+    reading order.
+
+    The retriever's rank is the strongest evidence the packer has: a unit that fits whole is never cut for a lower
+    unit's rows, so the packed text holds at least what handing over whole units in ranking order would."""
+    by_unit: list[list[int]] = [[] for _ in packer.units]
+    for i, cand in enumerate(cands):
+        by_unit[cand.unit].append(i)  # reading order: rows in table order, footnotes, sentences
+    cut = 0
+    while cut < len(by_unit) and packer.take_whole(cut, [(cands[i], scores[i]) for i in by_unit[cut]]):
+        cut += 1
+    left = [i for u in range(cut, len(by_unit)) for i in by_unit[u]]
+    first = sorted(
+        (i for i in left if cands[i].unit == cut and scores[i] > 0), key=lambda i: (-scores[i], cands[i].pos)
+    )
+    lower = sorted(
+        (i for i in left if cands[i].unit > cut and scores[i] > 0),
+        key=lambda i: (-scores[i] / (1 + RANK_DISCOUNT * cands[i].unit), cands[i].unit, cands[i].pos),
+    )
+    rest = [i for i in left if not scores[i] > 0]  # already in ranking and reading order
+    return [*first, *lower, *rest]
 
 
 class PackMemo:
@@ -227,6 +251,9 @@ class _Packer:
             return  # every word is at least one token: it cannot fit
         state = self.states[cand.unit]
         unit = self.units[cand.unit]
+        if cand.kind == "footnote" and cand.item in state.footnotes:
+            self._take(cand, score, state, False, [])  # it came with a row: already paid for
+            return
         base = self._item_cost(cand, state)
         opened = not self._open(state) and any(self._open(s) for s in self.states)
         base += self.count.block if opened else 0
@@ -243,6 +270,33 @@ class _Packer:
                 self._take(cand, score, state, caption > 0 and with_caption, notes)
                 self.used += cost
                 return
+
+    def take_whole(self, u: int, cands: Sequence[tuple[_Cand, float]]) -> bool:
+        """Take every segment of unit ``u`` (and its caption) if all of them fit what is left; else take nothing.
+
+        ``u`` must be untouched so far (the whole units are decided first, in ranking order). The running estimate
+        decides first; where it says no, the text with the unit whole is counted exactly, since the estimate of a
+        join can be higher than what the tokenizer counts."""
+        used, n_taken = self.used, len(self.taken)
+        for cand, score in cands:
+            self.offer(cand, score)
+        state = self.states[u]
+        if len(self.taken) - n_taken == len(cands) and (state.caption or not self.units[u].caption or not cands):
+            return True
+        self.used, self.states[u] = used, _State()
+        del self.taken[n_taken:]
+        if sum(len(c.item.text.split()) for c, _ in cands) > self.budget - used:
+            return False  # every word is at least one token
+        state = self.states[u]
+        for k, (cand, score) in enumerate(cands):
+            self._take(cand, score, state, k == 0 and bool(self.units[u].caption), [])
+        tokens = self.count.count(self._text())
+        if tokens <= self.budget:
+            self.used = tokens
+            return True
+        self.states[u] = _State()
+        del self.taken[n_taken:]
+        return False
 
     @staticmethod
     def _open(state: _State) -> bool:
@@ -287,7 +341,7 @@ class _Packer:
     # -- result -----------------------------------------------------------------------------------------------------
     def result(self, query: str, n_cands: int) -> PackedEvidence:
         while True:
-            blocks = [b for u, unit in enumerate(self.units) if (b := _block(unit, self.states[u])) is not None]
+            blocks = self._blocks()
             text = BLOCK_JOIN.join(b.text for b in blocks)
             tokens = self.count.count(text) if text else 0
             if tokens <= self.budget or not self.taken:
@@ -297,6 +351,12 @@ class _Packer:
         return PackedEvidence(
             query=query, budget=self.budget, tokens=tokens, text=text, blocks=blocks, omitted=n_cands - delivered
         )
+
+    def _blocks(self) -> list[PackedBlock]:
+        return [b for u, unit in enumerate(self.units) if (b := _block(unit, self.states[u])) is not None]
+
+    def _text(self) -> str:
+        return BLOCK_JOIN.join(b.text for b in self._blocks())
 
     def _drop_last(self) -> None:
         self.taken.pop()
