@@ -581,6 +581,7 @@ def _line_roles(unit: EvidenceUnit, piece: Piece, parts: UnitParts) -> list[str]
         piece.text,
         caption=parts.caption,
         caption_shown=piece.has_caption,
+        caption_once=piece.caption_once,
         prose=prose,
         rows=[row for row, _, _ in piece.row_slices],
         has_header=piece.has_header,

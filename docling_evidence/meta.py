@@ -87,8 +87,9 @@ class EvidenceMeta(DocMeta):
     line_roles: list[str] = Field(
         default_factory=list,
         description=(
-            "For a table piece, one tag per line of `text` (text.split('\\n')): 'caption', 'header', 'frame',"
-            " 'row <i>' (body row i of the unit), or 'context <ref>' / 'footnote <ref>' / 'text <ref>' (a line of"
+            "For a table piece, one tag per line of `text` (text.split('\\n')): 'caption' ('caption once' in the one"
+            " piece showing whole a caption the others repeat shortened), 'header', 'frame', 'row <i>' (body row i of"
+            " the unit), or 'context <ref>' / 'footnote <ref>' / 'text <ref>' (a line of"
             " that doc item's text); lets a reader select rows and sentences without re-parsing the text"
             " (docling_evidence.pack). Empty for text chunks."
         ),

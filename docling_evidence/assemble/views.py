@@ -203,6 +203,14 @@ def _cut(text: str, fits: Callable[[str], bool]) -> tuple[list[str], str]:
 REPEATED_ROLES = frozenset({"caption", "header", "frame"})
 """Line roles (``EvidenceMeta.line_roles``) a piece repeats from its table rather than holds of its own."""
 
+ONCE_TAGS = frozenset({"caption once"})
+"""Tags of those roles that a piece holds of its own: the caption the other pieces repeat shortened, shown whole."""
+
+
+def repeated_line(tag: str) -> bool:
+    """Whether a line tagged ``tag`` (``EvidenceMeta.line_roles``) repeats the table's caption, header or frame."""
+    return tag.partition(" ")[0] in REPEATED_ROLES and tag not in ONCE_TAGS
+
 
 def ranking_text(text: str, line_roles: Sequence[str] | None, rows: tuple[int, int] | None) -> str:
     """What a table piece holding no rows is ranked by: its own lines (context, footnotes), without the caption and
@@ -211,16 +219,16 @@ def ranking_text(text: str, line_roles: Sequence[str] | None, rows: tuple[int, i
     With one vector per chunk, a piece of context that repeats the caption and header matches a question about a row
     as well as the piece that shows the row, and its prose often better: max-pooled by unit, it hides the answer.
     Delivered, the piece still shows caption and header (every chunk listing a table shows its header). A piece whose
-    lines are all repeated ones (a table with no body rows) keeps them, so the table stays findable; so does a piece
-    without header lines, which is where a caption too long to repeat is shown once in full.
+    lines are all repeated ones (a table with no body rows) keeps them, so the table stays findable; a caption too
+    long to repeat is kept in the one piece that shows it whole (tagged ``caption once``), and a piece without header
+    lines keeps its caption.
     """
     if rows is None or rows[0] != rows[1] or not line_roles or "header" not in line_roles:
-        # a piece shows the header with the caption it repeats; a piece showing a long caption once, in full, shows
-        # no header, and keeps its caption: the other pieces repeat only the caption's first words
+        # a piece without header lines repeats neither header nor caption beside them: its text is what it holds
         return text
     lines = text.split("\n")
     if len(lines) != len(line_roles):
         return text  # not the piece's own text (a view, or an edited chunk): nothing to align the roles with
-    own = [line for line, role in zip(lines, line_roles, strict=True) if role.partition(" ")[0] not in REPEATED_ROLES]
+    own = [line for line, role in zip(lines, line_roles, strict=True) if not repeated_line(role)]
     body = re.sub(r"\n{3,}", "\n\n", "\n".join(own)).strip("\n")
     return body if body.strip() else text

@@ -64,14 +64,14 @@ def _roles_of_ranked_text(text: str, fields: dict[str, Any]) -> dict[str, Any]:
     """The line roles of a piece of context stored as it is ranked (``EvidenceChunker.contextualize`` leaves out the
     caption and header it repeats, :func:`docling_evidence.assemble.views.ranking_text`): the piece's roles without
     those lines, when they then line up with the stored text; ``fields`` unchanged otherwise."""
-    from docling_evidence.assemble.views import REPEATED_ROLES
+    from docling_evidence.assemble.views import repeated_line
 
     roles = fields.get("line_roles")
     if not isinstance(roles, list) or len(roles) == text.count("\n") + 1:
         return fields
     kept: list[str] = []
     for role in roles:
-        if not isinstance(role, str) or role.partition(" ")[0] in REPEATED_ROLES:
+        if not isinstance(role, str) or repeated_line(role):
             continue
         if role == "" and (not kept or kept[-1] == ""):
             continue

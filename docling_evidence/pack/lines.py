@@ -5,7 +5,8 @@ section paragraphs); this module writes that down as one tag per line of ``chunk
 packer) can select rows and sentences without re-parsing the text, also after a JSON round trip (where doc items lose
 their text). A tag is ``"<role>"`` or ``"<role> <arg>"``:
 
-- ``caption``, ``header``, ``frame`` (a table's opening or closing line, e.g. ``<table>``);
+- ``caption``, ``header``, ``frame`` (a table's opening or closing line, e.g. ``<table>``); ``caption once``: the
+  caption in the one piece that shows it whole, where the other pieces repeat it shortened;
 - ``row <i>``: body row ``i`` of the unit (as ``EvidenceMeta.rows`` counts them);
 - ``context <ref>``, ``footnote <ref>``, ``text <ref>``: a line of that doc item's text;
 - ``""``: the blank line between two blocks.
@@ -67,6 +68,7 @@ def piece_line_roles(
     *,
     caption: str,
     caption_shown: bool,
+    caption_once: bool = False,
     prose: Mapping[str, str],
     rows: Sequence[int],
     has_header: bool = False,
@@ -77,7 +79,8 @@ def piece_line_roles(
 
     Args:
         text: the piece's text, blocks joined by :data:`BLOCK_DELIM`.
-        caption: the unit's caption text ("" without one); ``caption_shown``: whether the piece shows it.
+        caption: the unit's caption text ("" without one); ``caption_shown``: whether the piece shows it;
+            ``caption_once``: whether it is the one piece showing whole a caption the others shorten.
         prose: the other texts the piece may show, each with its tag (``"context #/texts/3"``, ``"footnote ..."``).
         rows: the body row of each table line of the piece, in order; ``has_header``: whether its table block
             starts with header lines (a piece may show the header alone).
@@ -92,7 +95,7 @@ def piece_line_roles(
     caption_blocks = _caption_blocks(blocks, caption) if caption_shown else 0
     if caption_blocks:
         # a caption of several paragraphs (a web page's table title with an edit note) is one caption block
-        tags += _block_lines(BLOCK_DELIM.join(blocks[:caption_blocks]), "caption")
+        tags += _block_lines(BLOCK_DELIM.join(blocks[:caption_blocks]), "caption once" if caption_once else "caption")
     for k, block in enumerate(blocks[caption_blocks:], start=caption_blocks):
         if k:
             tags.append("")

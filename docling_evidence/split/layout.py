@@ -211,8 +211,10 @@ class PieceLayout:
         sticky: bool = False,
     ) -> list[Item]:
         """One once-only text, cut into fragments when it does not fit a piece beside the repeated overhead."""
-        # the piece of the full caption shows no header of its own: the caption is longer than half a piece
-        room = self.budget - self.estimate(replace(oh, header=()) if is_caption else oh, []) - self.join
+        # the piece of the full caption lists the table as every piece does, so it shows the header too: a caption
+        # that does not fit beside it is cut into fragments (each under the header), and a context fragment that
+        # follows it gets only the room the caption and the header leave
+        room = self.budget - self.estimate(oh, []) - self.join
         n = self.tokens(text)
         # the full caption replaces the shortened one in its piece: it may use that room too
         extra = self.tokens(oh.caption) + self.join if is_caption and oh.caption else 0
@@ -259,7 +261,7 @@ class PieceLayout:
 
 def bare_header(oh: Overhead, payload: Sequence[Item]) -> tuple[str, ...]:
     """The header lines a piece of ``payload`` shows without rows: the overhead's header, unless the piece has rows
-    or header lines of its own, or is the one piece of a caption too long to repeat."""
-    if any(it.kind == "row" or it.is_header or it.is_caption for it in payload):
+    or header lines of its own (the piece of a caption too long to repeat shows it too)."""
+    if any(it.kind == "row" or it.is_header for it in payload):
         return ()
     return oh.header

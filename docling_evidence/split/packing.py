@@ -77,6 +77,7 @@ def _piece(oh: Overhead, stream: list[Item], i: int, payload: list[Item], text: 
         has_caption=bool(oh.caption) or any(it.is_caption for it in payload),
         has_footnotes=bool(oh.footnotes) or any(it.is_footnote for it in payload),
         has_header=bool(row_items and row_items[0].header) or bool(not row_items and bare_header(oh, payload)),
+        caption_once=any(it.is_caption for it in payload),
         row_slices=tuple((it.row, it.cols, it.cell_text) for it in row_items),
     )
 

@@ -76,6 +76,8 @@ class Piece:
         has_caption: whether the piece shows the caption (in full or shortened).
         has_footnotes: whether the piece shows the footnotes.
         has_header: whether the piece's table block starts with header lines.
+        caption_once: whether the piece is the one that shows, whole, the caption the other pieces repeat
+            shortened.
         row_slices: what of each body row the piece shows, in order: ``(row, cols, cell_text)`` with ``cols`` None
             for the whole row, and ``cell_text`` the fragment shown of the last of ``cols`` when a cell was split
             inside (None otherwise).
@@ -94,6 +96,7 @@ class Piece:
     has_caption: bool = True
     has_footnotes: bool = True
     has_header: bool = False
+    caption_once: bool = False
     row_slices: tuple[tuple[int, tuple[int, ...] | None, str | None], ...] = ()
     context_shown: tuple[tuple[int, str], ...] = ()
     context_spans: tuple[tuple[int, int, int], ...] = ()
