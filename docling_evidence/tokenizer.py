@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import os
 import re
-from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -303,8 +302,6 @@ class MemoTokenizer(BaseTokenizer):
     inner: BaseTokenizer
     by_lines: bool = False
     """Whether texts are counted as the sum of their words (:func:`lines_add_up`)."""
-    encodes_words_together: bool = False
-    """Whether a text's new words are encoded in one call, each word's count read from the token offsets."""
     _memo: dict[str, int] = PrivateAttr(default_factory=dict)
 
     @classmethod
@@ -312,11 +309,7 @@ class MemoTokenizer(BaseTokenizer):
         """A fresh memo over ``tokenizer`` (itself unwrapped if it is a ``MemoTokenizer``)."""
         if isinstance(tokenizer, MemoTokenizer):
             tokenizer = tokenizer.inner
-        by_lines = lines_add_up(tokenizer)
-        together = (
-            by_lines and counts_as_encoded(tokenizer) and getattr(tokenizer.get_tokenizer(), "truncation", None) is None
-        )
-        return cls(inner=tokenizer, by_lines=by_lines, encodes_words_together=together)
+        return cls(inner=tokenizer, by_lines=lines_add_up(tokenizer))
 
     def count_tokens(self, text: str) -> int:
         """``inner.count_tokens(text)``, memoised."""
@@ -324,37 +317,17 @@ class MemoTokenizer(BaseTokenizer):
         n = memo.get(text)
         if n is None:
             if self.by_lines and (" " in text or "\n" in text):
-                words = text.replace("\n", " ").split(" ")
-                new = [w for w in dict.fromkeys(words) if w not in memo]
-                if len(new) > 1 and self.encodes_words_together:
-                    memo.update(zip(new, self._count_words_together(new), strict=True))
-                else:
-                    count = self.inner.count_tokens
-                    for word in new:
-                        memo[word] = count(word)
-                n = sum(memo[w] for w in words)
+                n = 0
+                count = self.inner.count_tokens
+                for word in text.replace("\n", " ").split(" "):
+                    m = memo.get(word)
+                    if m is None:
+                        m = memo[word] = count(word)
+                    n += m
             else:
                 n = self.inner.count_tokens(text)
             memo[text] = n
         return n
-
-    def _count_words_together(self, words: list[str]) -> list[int]:
-        """Each word's count from one encoding of the words joined by spaces.
-
-        Exact when :func:`lines_add_up` holds: no token spans a space and each word is tokenized on its own, so the
-        tokens whose offsets start inside a word are that word's tokens (one call to the tokenizer instead of one per
-        word, which is most of the cost of counting short words).
-        """
-        starts: list[int] = []
-        at = 0
-        for word in words:
-            starts.append(at)
-            at += len(word) + 1
-        counts = [0] * len(words)
-        encoding = self.inner.get_tokenizer().encode(" ".join(words), add_special_tokens=False)
-        for start, _end in encoding.offsets:
-            counts[bisect_right(starts, start) - 1] += 1
-        return counts
 
     def counts_as_encoded(self) -> bool:
         """Whether ``semchunk`` counts what this memo counts (:func:`counts_as_encoded` of the wrapped tokenizer), so
