@@ -13,7 +13,7 @@ from docling_core.transforms.chunker import BaseChunk, BaseChunker, DocChunk
 from docling_core.transforms.chunker.tokenizer.base import BaseTokenizer
 from docling_core.transforms.serializer.base import BaseDocSerializer, BaseSerializerProvider
 from docling_core.types.doc import DoclingDocument, TableItem
-from pydantic import ConfigDict, Field, PrivateAttr, field_validator, model_validator
+from pydantic import ConfigDict, Field, PrivateAttr, SerializeAsAny, field_validator, model_validator
 
 from docling_evidence.assemble.budgets import context_room, flow_context_budget, page_context_budget, too_tall_to_fit
 from docling_evidence.assemble.headings import heading_chunk, headings_by_position, section_has_a_unit
@@ -104,7 +104,8 @@ class EvidenceChunker(BaseChunker):
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
-    tokenizer: BaseTokenizer = Field(default_factory=bundled_tokenizer)
+    # serialised as its own type, so that model_dump() keeps what model_validate() needs to rebuild it
+    tokenizer: SerializeAsAny[BaseTokenizer] = Field(default_factory=bundled_tokenizer)
     serializer_provider: BaseSerializerProvider = Field(default_factory=EvidenceSerializerProvider)
     table_format: TableFormatName | None = None
     merge_peers: bool = True

@@ -124,13 +124,21 @@ def test_a_dump_with_its_tokenizer_validates_back_to_the_same_chunker(kind: str)
     )
 
 
-def test_a_plain_dump_says_how_to_keep_the_tokenizer() -> None:
-    """A plain ``model_dump`` holds the tokenizer as ``{}`` (its declared type, BaseTokenizer, has no fields)."""
+def test_a_plain_dump_validates_back_with_its_tokenizer() -> None:
     chunker = EvidenceChunker(tokenizer=bundled_tokenizer(300))
-    dump = chunker.model_dump()
+    again = EvidenceChunker.model_validate(chunker.model_dump())
+    assert again.max_tokens == 300
+    assert again.tokenizer.count_tokens("Revenue grew 5 percent") == chunker.tokenizer.count_tokens(
+        "Revenue grew 5 percent"
+    )
+
+
+def test_a_tokenizer_dumped_as_its_declared_type_says_how_to_keep_it() -> None:
+    """A dump that holds the tokenizer as ``{}`` (what dumping it as the bare BaseTokenizer gives) is a ValueError."""
+    chunker = EvidenceChunker(tokenizer=bundled_tokenizer(300))
     with pytest.raises(ValueError, match=r"model_dump\(serialize_as_any=True\)"):
-        EvidenceChunker.model_validate(dump)
-    again = EvidenceChunker.model_validate({**dump, "tokenizer": chunker.tokenizer})
+        EvidenceChunker.model_validate({**chunker.model_dump(), "tokenizer": {}})
+    again = EvidenceChunker.model_validate({**chunker.model_dump(), "tokenizer": chunker.tokenizer})
     assert again.tokenizer is chunker.tokenizer and again.max_tokens == 300
 
 
