@@ -285,8 +285,8 @@ class _Packer:
             return True
         self.used, self.states[u] = used, _State()
         del self.taken[n_taken:]
-        if sum(len(c.item.text.split()) for c, _ in cands) > self.budget - used:
-            return False  # every word is at least one token
+        if self._parts_tokens(self.units[u], cands) > self.budget - used:
+            return False  # its parts alone, without the joins, take more than is left
         state = self.states[u]
         for k, (cand, score) in enumerate(cands):
             self._take(cand, score, state, k == 0 and bool(self.units[u].caption), [])
@@ -297,6 +297,11 @@ class _Packer:
         self.states[u] = _State()
         del self.taken[n_taken:]
         return False
+
+    def _parts_tokens(self, unit: _Unit, cands: Sequence[tuple[_Cand, float]]) -> int:
+        headers = {c.item.header for c, _ in cands if c.kind == "row"}
+        parts = [c.item.text for c, _ in cands] + [h for header in headers for h in header]
+        return sum(map(self.count, parts)) + (self.count(unit.caption) if unit.caption else 0)
 
     @staticmethod
     def _open(state: _State) -> bool:
@@ -356,7 +361,8 @@ class _Packer:
         return [b for u, unit in enumerate(self.units) if (b := _block(unit, self.states[u])) is not None]
 
     def _text(self) -> str:
-        return BLOCK_JOIN.join(b.text for b in self._blocks())
+        written = (_write(unit, self.states[u]) for u, unit in enumerate(self.units))
+        return BLOCK_JOIN.join(w.text for w in written if w is not None)
 
     def _drop_last(self) -> None:
         self.taken.pop()
@@ -366,10 +372,20 @@ class _Packer:
             self._take(cand, score, self.states[cand.unit], caption, notes)
 
 
-def _block(unit: _Unit, state: _State) -> PackedBlock | None:
+@dataclass
+class _Written:
+    """A block's parts in reading order, and its text."""
+
+    text: str
+    rows: list[Row]
+    header: list[str]
+    footnotes: list[Sentence]
+    sentences: list[Sentence]
+
+
+def _write(unit: _Unit, state: _State) -> _Written | None:
     if not (state.rows or state.sentences or state.footnotes):
         return None
-    first = unit.first
     parts: list[str] = []
     if state.caption and unit.caption:
         parts.append(unit.caption)
@@ -383,7 +399,16 @@ def _block(unit: _Unit, state: _State) -> PackedBlock | None:
     sentences = sorted(state.sentences, key=lambda s: (s.para, s.pos))
     paragraphs = _paragraphs(sentences)
     if paragraphs:
-        parts.append((LINE_JOIN if first.kind == "text" else BLOCK_JOIN).join(paragraphs))
+        parts.append((LINE_JOIN if unit.first.kind == "text" else BLOCK_JOIN).join(paragraphs))
+    return _Written(BLOCK_JOIN.join(parts), rows, header_lines, footnotes, sentences)
+
+
+def _block(unit: _Unit, state: _State) -> PackedBlock | None:
+    written = _write(unit, state)
+    if written is None:
+        return None
+    first = unit.first
+    rows, header_lines, footnotes, sentences = written.rows, written.header, written.footnotes, written.sentences
     refs = _refs(unit, rows, sentences, footnotes, state.caption)
     boxes = _boxes(unit, refs)
     return PackedBlock(
@@ -391,7 +416,7 @@ def _block(unit: _Unit, state: _State) -> PackedBlock | None:
         unit_id=first.unit_id,
         kind=first.kind,
         ranks=[r.rank for r in unit.readings],
-        text=BLOCK_JOIN.join(parts),
+        text=written.text,
         score=state.score,
         caption=unit.caption if state.caption else None,
         header=header_lines,
