@@ -313,17 +313,19 @@ class MemoTokenizer(BaseTokenizer):
 
     def count_tokens(self, text: str) -> int:
         """``inner.count_tokens(text)``, memoised."""
-        memo = self._memo
+        # read the private dict from pydantic's slot: ``self._memo`` goes through BaseModel.__getattr__, a Python
+        # call on every count, and most counts are memo hits
+        memo = self.__pydantic_private__["_memo"]  # type: ignore[index]
         n = memo.get(text)
         if n is None:
             if self.by_lines and (" " in text or "\n" in text):
-                n = 0
+                words = text.replace("\n", " ").split(" ")
                 count = self.inner.count_tokens
-                for word in text.replace("\n", " ").split(" "):
-                    m = memo.get(word)
-                    if m is None:
-                        m = memo[word] = count(word)
-                    n += m
+                for word in words:
+                    if word not in memo:
+                        memo[word] = count(word)
+                # summed in C: a text's words are mostly known already, so the loop above is mostly membership tests
+                n = sum(map(memo.__getitem__, words))
             else:
                 n = self.inner.count_tokens(text)
             memo[text] = n
