@@ -162,6 +162,14 @@ _ONE_NUM = re.compile(_NUM, re.IGNORECASE)
 _FIGURE_MENTION = re.compile(r"(?:\bfig(?:ure)?s?\b\.?|그림)\s*\d", re.IGNORECASE)
 
 
+def _may_name_a_table(text: str) -> bool:
+    """Whether ``text`` holds what every match of ``_MENTION`` and ``_EMBEDDED_START`` holds ("tab", as "table" and
+    "tab." start, "tbl." or "표"): most texts do not, and a lowercased substring test is ten times cheaper than either
+    pattern. Lowercasing is safe here: no character other than t, a, b, l matches those letters under IGNORECASE."""
+    lowered = text.lower()
+    return "tab" in lowered or "tbl." in lowered or "표" in text
+
+
 def normalize_label(label: str) -> str:
     """The form in which table labels are compared ("3a" and "3A" are the same table)."""
     return label.upper()
@@ -172,6 +180,8 @@ def table_mentions(text: str) -> list[tuple[str, int, int]]:
     ``[("2", a, b), ("3", a, b)]``. Labels are normalised (:func:`normalize_label`); "Table 3.1" names "3.1", not
     "3"."""
     found: list[tuple[str, int, int]] = []
+    if not _may_name_a_table(text):
+        return found
     for m in _MENTION.finditer(text):
         for num in _ONE_NUM.finditer(m.group("nums")):
             found.append((normalize_label(num.group(0)), m.start(), m.end()))
@@ -199,6 +209,8 @@ _EMBEDDED_START = re.compile(
 
 def embedded_caption(text: str) -> str | None:
     """A table caption merged into the end of a longer text ("... as shown. Table 5: Results"), or None."""
+    if not _may_name_a_table(text):
+        return None
     for m in reversed(list(_EMBEDDED_START.finditer(text))):
         tail = text[m.end() :].strip()
         if looks_like_caption(tail):

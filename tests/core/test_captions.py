@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 from docling_core.types.doc import DocItemLabel, DoclingDocument
 from docs_builder import add_table, paged_doc, prov, table_data
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from docling_evidence import EvidenceChunker, EvidenceParams, UnitParams
 from docling_evidence.units.captions import looks_like_caption, mentions_table, table_label
@@ -138,3 +140,21 @@ def test_caption_can_be_switched_off_without_losing_it() -> None:
     chunks = list(chunker.chunk(doc))
     assert all(c.meta.caption is None for c in chunks)
     assert any("Table 1: Kept somewhere" in chunker.contextualize(c) for c in chunks)
+
+
+_CAPTION_ALPHABET = st.sampled_from(
+    [*"tablTABLe .:;)(\n12I", "Table 3: ", "tab. 2", "TBL. 4", "표 1", " Tables 2 and 3", "ﬅ", "İ", "K", "ſ"]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_CAPTION_ALPHABET, max_size=24).map("".join))
+def test_the_table_word_test_never_hides_a_match(text: str) -> None:
+    # table_mentions and embedded_caption skip texts without a table word before running their patterns: whatever
+    # the text, they find what the patterns alone find
+    from docling_evidence.units.captions import _EMBEDDED_START, _MENTION, embedded_caption, table_mentions
+
+    assert bool(table_mentions(text)) == bool(_MENTION.search(text))
+    if embedded_caption(text) is not None or _EMBEDDED_START.search(text) is None:
+        return
+    assert all(not looks_like_caption(text[m.end() :].strip()) for m in _EMBEDDED_START.finditer(text))
