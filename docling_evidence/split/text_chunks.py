@@ -82,25 +82,29 @@ def _repaired(doc: DoclingDocument, item: NodeItem, hide: bool) -> NodeItem | No
     return item.model_copy(update=update) if update else None
 
 
-def _view(doc: DoclingDocument, hidden: set[str]) -> DoclingDocument:
-    """``doc`` with ``hidden`` items invisible and what HybridChunker crashes on repaired, without copying the rest.
+def _view(doc: DoclingDocument, hidden: set[str]) -> tuple[DoclingDocument, bool]:
+    """``doc`` with ``hidden`` items invisible and what HybridChunker crashes on repaired, without copying the rest,
+    and whether any caption or footnote ref was dropped.
 
     HybridChunker fails on caption/footnote refs that point nowhere and on NaN boxes (its JSON round trip turns
     them into nulls); in the view, such refs are dropped and such coordinates set to 0. Returns ``doc`` itself when
     nothing is hidden or repaired.
     """
     lists: dict[str, list[Any]] = {}
+    dropped = False
     for item, _ in doc.iterate_items(
         with_groups=True, traverse_pictures=True, included_content_layers=set(ContentLayer)
     ):
         copy = _repaired(doc, item, item.self_ref in hidden)
         if copy is None:
             continue
+        if isinstance(item, FloatingItem) and isinstance(copy, FloatingItem):
+            dropped = dropped or copy.captions != item.captions or copy.footnotes != item.footnotes
         _, name, pos = item.self_ref.split("/")
         if name not in lists:
             lists[name] = list(getattr(doc, name))
         lists[name][int(pos)] = copy
-    return doc.model_copy(update=lists) if lists else doc
+    return (doc.model_copy(update=lists) if lists else doc), dropped
 
 
 class _FixedSerializer(BaseSerializerProvider):
@@ -206,7 +210,14 @@ def _max_token_chars(raw: Any) -> int | None:
     return value
 
 
-def _serializer_of_view(doc_serializer: BaseDocSerializer | None, view: DoclingDocument) -> BaseDocSerializer | None:
+# docling-core's DocSerializer finds the captions and footnotes of all floating items by walking the whole document
+# once per serializer (cached properties of these names)
+_SATELLITE_SETS = ("_captions_of_some_item", "_footnotes_of_some_item")
+
+
+def _serializer_of_view(
+    doc_serializer: BaseDocSerializer | None, view: DoclingDocument, same_satellites: bool = False
+) -> BaseDocSerializer | None:
     """The caller's serializer with its document replaced by ``view``, or None (the provider then builds one).
 
     A ``DocSerializer`` is a pydantic model whose fields are its whole configuration, so the same fields over the
@@ -214,11 +225,20 @@ def _serializer_of_view(doc_serializer: BaseDocSerializer | None, view: DoclingD
     skips what constructing it anew costs: pydantic re-validates the view as a whole document (tree checks and
     clamping every box to its page), which the caller's document already passed and the view shares. Private state
     (docling-core's cache of excluded refs, which depends on the document) starts empty.
+
+    With ``same_satellites`` (the view dropped no caption or footnote ref), the sets of captions and footnotes the
+    caller's serializer already found are the view's too (the view has the same tree and only hides items, which
+    those sets include whatever their layer), so the view's serializer takes them instead of walking the view again.
     """
     if not isinstance(doc_serializer, DocSerializer) or doc_serializer.doc is view:
         return None
     fields = {name: getattr(doc_serializer, name) for name in type(doc_serializer).model_fields}
-    return type(doc_serializer).model_construct(**{**fields, "doc": view})
+    serializer = type(doc_serializer).model_construct(**{**fields, "doc": view})
+    if same_satellites:
+        for name in _SATELLITE_SETS:
+            if name in doc_serializer.__dict__:
+                serializer.__dict__[name] = doc_serializer.__dict__[name]
+    return serializer
 
 
 def text_chunks(
@@ -257,8 +277,8 @@ def text_chunks(
         repeat_table_header=repeat_table_header,
         omit_header_on_overflow=omit_header_on_overflow,
     )
-    source = _view(doc, hidden)
-    source_serializer = doc_serializer if source is doc else _serializer_of_view(doc_serializer, source)
+    source, dropped = _view(doc, hidden)
+    source_serializer = doc_serializer if source is doc else _serializer_of_view(doc_serializer, source, not dropped)
     try:
         produced = chunker.chunk_with(source, source_serializer, **kwargs)
     except RecursionError:  # semchunk's recursion at limits of a few dozen tokens (HybridChunker fails the same way)

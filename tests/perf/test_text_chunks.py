@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from shared_paths import FIXTURES
 
-from docling_evidence.split.text_chunks import _view, text_chunks
+from docling_evidence.split.text_chunks import _serializer_of_view, _view, text_chunks
 from docling_evidence.tables.serializer import EvidenceSerializerProvider
 from docling_evidence.tokenizer import MemoTokenizer, TokenizersTokenizer, bundled_tokenizer, lines_add_up
 
@@ -39,14 +39,21 @@ def _key(chunk) -> tuple:
     return chunk.text, tuple(chunk.meta.headings or ()), tuple(it.self_ref for it in chunk.meta.doc_items)
 
 
-def _ours(doc: DoclingDocument, hidden: set[str], max_tokens: int) -> list[tuple]:
+def _ours(doc: DoclingDocument, hidden: set[str], max_tokens: int, with_serializer: bool = False) -> list[tuple]:
+    """text_chunks' chunks; ``with_serializer``: given the caller's serializer, which has already serialized the
+    document (so the view's serializer is built from it and takes what it found)."""
+    provider = EvidenceSerializerProvider()
+    serializer = provider.get_serializer(doc=doc) if with_serializer else None
+    if serializer is not None:
+        serializer.serialize()
     chunks = text_chunks(
         doc,
         hidden,
         tokenizer=bundled_tokenizer(max_tokens),
-        serializer_provider=EvidenceSerializerProvider(),
+        serializer_provider=provider,
         merge_peers=True,
         always_emit_headings=True,
+        doc_serializer=serializer,
     )
     return [_key(c) for c in chunks]
 
@@ -74,7 +81,9 @@ def test_same_chunks_as_hybrid_chunker_on_a_copy(max_tokens: int) -> None:
     doc = _long_doc()
     table = doc.tables[0]
     for hidden in (set(), {table.self_ref, table.captions[0].cref}, {doc.texts[3].self_ref}):
-        assert _ours(doc, hidden, max_tokens) == _reference(doc, hidden, max_tokens)
+        expected = _reference(doc, hidden, max_tokens)
+        assert _ours(doc, hidden, max_tokens) == expected
+        assert _ours(doc, hidden, max_tokens, with_serializer=True) == expected
 
 
 @pytest.mark.skipif(not FIXTURES.is_dir(), reason="shared fixtures absent")
@@ -83,7 +92,27 @@ def test_same_chunks_as_hybrid_chunker_on_fixtures(name: str) -> None:
     doc = DoclingDocument.load_from_json(FIXTURES / name)
     hidden = {t.self_ref for t in doc.tables} | {c.cref for t in doc.tables for c in t.captions}
     for h in (set(), hidden):
-        assert _ours(doc, h, 128) == _reference(doc, h, 128)
+        expected = _reference(doc, h, 128)
+        assert _ours(doc, h, 128) == expected
+        assert _ours(doc, h, 128, with_serializer=True) == expected
+
+
+def test_the_view_serializer_takes_the_callers_caption_sets_only_when_no_ref_was_dropped() -> None:
+    doc = _long_doc()
+    table = doc.tables[0]
+    serializer = EvidenceSerializerProvider().get_serializer(doc=doc)
+    serializer.serialize()
+    view, dropped = _view(doc, {table.self_ref})
+    shared = _serializer_of_view(serializer, view, not dropped)
+    fresh = EvidenceSerializerProvider().get_serializer(doc=view)
+    assert not dropped
+    for name in ("_captions_of_some_item", "_footnotes_of_some_item"):
+        assert shared.__dict__[name] is serializer.__dict__[name]  # not walked again
+        assert getattr(shared, name) == getattr(fresh, name)
+    table.captions.append(RefItem(cref="#/texts/999"))  # dangling: the view drops it
+    view, dropped = _view(doc, {table.self_ref})
+    assert dropped
+    assert "_captions_of_some_item" not in _serializer_of_view(serializer, view, not dropped).__dict__
 
 
 def test_view_copies_only_what_changes_and_leaves_the_document_alone() -> None:
@@ -92,17 +121,18 @@ def test_view_copies_only_what_changes_and_leaves_the_document_alone() -> None:
     table.captions.append(RefItem(cref="#/texts/999"))  # dangling: HybridChunker would crash on it
     doc.texts[1].prov[0].bbox.t = math.nan
     before = doc.model_dump_json()
-    view = _view(doc, {table.self_ref})
+    view, dropped = _view(doc, {table.self_ref})
+    assert dropped  # the dangling caption ref
     assert doc.model_dump_json() == before
     assert view.tables[0] is not table and view.tables[0].content_layer == ContentLayer.INVISIBLE
     assert [r.cref for r in view.tables[0].captions] == [table.captions[0].cref]
     assert view.texts[1] is not doc.texts[1] and view.texts[1].prov[0].bbox.t == 0.0
     assert all(a is b for k, (a, b) in enumerate(zip(view.texts, doc.texts, strict=True)) if k != 1)
     untouched = _long_doc()
-    assert _view(untouched, set()) is untouched  # nothing hidden, nothing to repair: no copy at all
+    assert _view(untouched, set()) == (untouched, False)  # nothing hidden, nothing to repair: no copy at all
     clean = paged_doc(1)
     clean.add_text(label=DocItemLabel.TEXT, text="x", prov=prov(1, 1, 1, 2, 2))
-    assert _view(clean, set()) is clean
+    assert _view(clean, set())[0] is clean
     # chunks refer to the caller's items, never to the view's copies
     chunks = list(
         text_chunks(
