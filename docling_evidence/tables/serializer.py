@@ -29,6 +29,7 @@ from docling_core.transforms.serializer.common import create_ser_result
 from docling_core.transforms.serializer.markdown import MarkdownParams
 from docling_core.types.doc import DocItemLabel, DoclingDocument, TableItem
 from docling_core.types.doc.base import ImageRefMode
+from pydantic import PrivateAttr
 
 from docling_evidence.tables.formats import (
     TABLE_FORMATS,
@@ -201,6 +202,31 @@ class EvidenceTableSerializer(BaseTableSerializer):
         return (lines[: columns + 1], lines[columns + 1 :]) if columns is not None else ([], lines)
 
 
+class EvidenceDocSerializer(ChunkingDocSerializer):
+    """docling-core's chunking document serializer, answering ``get_excluded_refs()`` without a patch from its own
+    record.
+
+    docling-core caches the excluded refs by a JSON dump of the merged parameters, which it makes again (with a
+    parameter copy and a private-attribute read) on every text item it serializes, about 18 µs each time. Without a
+    patch the answer depends only on the parameters (the document is the serializer's own, as docling-core's cache
+    assumes too), so it is kept with a shallow copy of the parameters' values and asked of docling-core again when
+    a parameter is reassigned or the parameters are replaced.
+    """
+
+    _own_excluded: tuple[dict[str, Any], set[str]] | None = PrivateAttr(default=None)
+
+    def get_excluded_refs(self, **kwargs: Any) -> set[str]:
+        """References to excluded items (docling-core's answer; without ``kwargs``, computed once)."""
+        if kwargs:
+            return super().get_excluded_refs(**kwargs)
+        private: dict[str, Any] = self.__pydantic_private__  # type: ignore[assignment]  # a slot: no __getattr__
+        known = private["_own_excluded"]
+        values = self.params.__dict__
+        if known is None or known[0] != values:
+            known = private["_own_excluded"] = (dict(values), super().get_excluded_refs())
+        return known[1]
+
+
 class EvidenceSerializerProvider(ChunkingSerializerProvider):
     """docling-core's chunking serializer (Markdown text) with an :class:`EvidenceTableSerializer` for tables.
 
@@ -217,7 +243,7 @@ class EvidenceSerializerProvider(ChunkingSerializerProvider):
 
     def get_serializer(self, doc: DoclingDocument) -> BaseDocSerializer:
         """The document serializer for ``doc``."""
-        return ChunkingDocSerializer(doc=doc, table_serializer=self.table_serializer, params=self.params)
+        return EvidenceDocSerializer(doc=doc, table_serializer=self.table_serializer, params=self.params)
 
 
 def table_format_of(doc_serializer: BaseDocSerializer) -> TableFormatName | None:
