@@ -278,6 +278,8 @@ class _Packer:
         decides first; where it says no, the text with the unit whole is counted exactly, since the estimate of a
         join can be higher than what the tokenizer counts."""
         used, n_taken = self.used, len(self.taken)
+        if self._parts_tokens(self.units[u], cands) > self.budget - used:
+            return False  # its parts alone, without the joins, take more than is left
         for cand, score in cands:
             self.offer(cand, score)
         state = self.states[u]
@@ -285,8 +287,6 @@ class _Packer:
             return True
         self.used, self.states[u] = used, _State()
         del self.taken[n_taken:]
-        if self._parts_tokens(self.units[u], cands) > self.budget - used:
-            return False  # its parts alone, without the joins, take more than is left
         state = self.states[u]
         for k, (cand, score) in enumerate(cands):
             self._take(cand, score, state, k == 0 and bool(self.units[u].caption), [])
