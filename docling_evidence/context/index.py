@@ -161,8 +161,12 @@ def build_context_index(
     named_by, pointers = _references(index, paragraphs, tables, title_forms)
     # how rare a word is: over every paragraph of the document, boilerplate too (it is text the reader sees)
     doc_freq: Counter[str] = Counter()
+    # each paragraph's numbers, read once: the quotes below look at them again
+    numbers_of: dict[int, set[str]] = {}
     for idx in texts:
-        doc_freq.update(content_words(index.paragraph_text(idx)) | numbers(index.paragraph_text(idx)))
+        text = index.paragraph_text(idx)
+        found = numbers_of[idx] = numbers(text)
+        doc_freq.update(content_words(text) | found)
     tables_by_label: dict[str, list[int]] = {}
     for pos, label in sorted(table_labels.items()):
         if label:
@@ -179,7 +183,7 @@ def build_context_index(
         pictures=_pictures_by_page(index),
         titles=title_forms,
         pointers=pointers,
-        quoted_by=_quotes(index, paragraphs, doc_freq, table_rows or {}, params),
+        quoted_by=_quotes(numbers_of, paragraphs, doc_freq, table_rows or {}, params),
         boilerplate=sorted(i for i in index.boilerplate if i not in kept),
         text_count=len(texts),
         by_top=by_top,
@@ -238,7 +242,7 @@ def _pictures_by_page(index: DocIndex) -> dict[int, list[Box]]:
 
 
 def _quotes(
-    index: DocIndex,
+    numbers_of: dict[int, set[str]],
     paragraphs: list[int],
     doc_freq: Counter[str],
     table_rows: dict[int, TableRows],
@@ -246,7 +250,7 @@ def _quotes(
 ) -> dict[int, list[int]]:
     """Table position -> the paragraphs that quote at least ``params.min_quoted_values`` of its distinctive values
     (of its body cells), values no other table prints and at most ``params.quoted_value_max_paragraphs`` paragraphs
-    print, and more of them than of any other table's."""
+    print, and more of them than of any other table's. ``numbers_of``: each paragraph's :func:`numbers`."""
     owners: dict[str, set[int]] = {}
     for pos, rows in table_rows.items():
         for value in {n for row in rows.body for cell in row for n in numbers(cell)}:
@@ -258,9 +262,7 @@ def _quotes(
         return found
     for idx in paragraphs:
         counts = Counter(
-            own[n]
-            for n in numbers(index.paragraph_text(idx))
-            if n in own and doc_freq.get(n, 0) <= params.quoted_value_max_paragraphs
+            own[n] for n in numbers_of[idx] if n in own and doc_freq.get(n, 0) <= params.quoted_value_max_paragraphs
         )
         ranked = counts.most_common(2)
         if ranked and ranked[0][1] >= params.min_quoted_values and (len(ranked) == 1 or ranked[1][1] < ranked[0][1]):
