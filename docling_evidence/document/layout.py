@@ -49,17 +49,19 @@ def page_span(items: Iterable[Any]) -> list[int]:
 def item_boxes(item: DocItem) -> list[Box]:
     """Return the item's finite boxes, one per provenance entry, in a top-down frame."""
     boxes: list[Box] = []
+    isfinite = math.isfinite
     for prov in item.prov:
         bb = prov.bbox
-        coords = (bb.l, bb.t, bb.r, bb.b)
-        if not all(math.isfinite(c) for c in coords):
+        left, t, right, b = bb.l, bb.t, bb.r, bb.b
+        # tested one by one, not through a generator: this runs for every item of every document
+        if not (isfinite(left) and isfinite(t) and isfinite(right) and isfinite(b)):
             continue
         if bb.coord_origin == CoordOrigin.BOTTOMLEFT:
-            top, bottom = -bb.t, -bb.b
+            top, bottom = -t, -b
         else:
-            top, bottom = bb.t, bb.b
+            top, bottom = t, b
         top, bottom = min(top, bottom), max(top, bottom)
-        boxes.append(Box(prov.page_no, min(bb.l, bb.r), top, max(bb.l, bb.r), bottom))
+        boxes.append(Box(prov.page_no, min(left, right), top, max(left, right), bottom))
     return boxes
 
 
