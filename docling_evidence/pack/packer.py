@@ -278,8 +278,11 @@ class _Packer:
         decides first; where it says no, the text with the unit whole is counted exactly, since the estimate of a
         join can be higher than what the tokenizer counts."""
         used, n_taken = self.used, len(self.taken)
-        if self._parts_tokens(self.units[u], cands) > self.budget - used:
-            return False  # its parts alone, without the joins, take more than is left
+        parts = self._parts_tokens(self.units[u], cands)
+        # its parts alone, without the joins, take more than is left: measured against the exact count of what is
+        # taken, since the running total's estimated joins may count more than the tokenizer does
+        if parts > self.budget - used and (not self.taken or parts > self.budget - self.count(self._text())):
+            return False
         for cand, score in cands:
             self.offer(cand, score)
         state = self.states[u]
