@@ -52,7 +52,13 @@ def _dangling(doc: DoclingDocument, ref: RefItem) -> bool:
 
 
 def _finite(item: DocItem) -> bool:
-    return all(math.isfinite(v) for p in item.prov for v in (p.bbox.l, p.bbox.t, p.bbox.r, p.bbox.b))
+    # tested box by box without a generator: the view asks this of every item of the document
+    isfinite = math.isfinite
+    for p in item.prov:
+        bb = p.bbox
+        if not (isfinite(bb.l) and isfinite(bb.t) and isfinite(bb.r) and isfinite(bb.b)):
+            return False
+    return True
 
 
 def _repaired(doc: DoclingDocument, item: NodeItem, hide: bool) -> NodeItem | None:
