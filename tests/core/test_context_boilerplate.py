@@ -297,3 +297,14 @@ def test_context_beside_a_whole_table_and_in_pieces_of_its_own_reads_in_document
 def test_context_is_always_shown_in_reading_order(n_before: int, n_after: int, rows: int, limit: int) -> None:
     doc, paras = _ordered_doc(n_before, n_after, rows)
     _assert_reading_order(list(EvidenceChunker(tokenizer=bundled_tokenizer(limit)).chunk(doc)), paras)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from([*"ab :/.W", "www.", "WwW.", "http://", "HTTPS://x", " :// ", "ẘ", "ẉ"]), max_size=16))
+def test_the_url_substring_test_never_hides_a_url(parts: list[str]) -> None:
+    # is_boilerplate runs the URL pattern only on texts that pass the substring test: it must pass every text the
+    # pattern matches in
+    from docling_evidence.document.index import URL, _may_hold_url
+
+    text = "".join(parts)
+    assert _may_hold_url(text) or URL.search(text) is None
