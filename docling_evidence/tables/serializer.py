@@ -203,25 +203,30 @@ class EvidenceTableSerializer(BaseTableSerializer):
 
 
 class EvidenceDocSerializer(ChunkingDocSerializer):
-    """docling-core's chunking document serializer, answering ``get_excluded_refs()`` without a patch from its own
-    record.
+    """docling-core's chunking document serializer, answering ``get_excluded_refs`` for its own parameters from its
+    own record.
 
     docling-core caches the excluded refs by a JSON dump of the merged parameters, which it makes again (with a
-    parameter copy and a private-attribute read) on every text item it serializes, about 18 µs each time. Without a
-    patch the answer depends only on the parameters (the document is the serializer's own, as docling-core's cache
-    assumes too), so it is kept with a shallow copy of the parameters' values and asked of docling-core again when
-    a parameter is reassigned or the parameters are replaced.
+    parameter copy and a private-attribute read) on every text item it serializes, about 18 µs each time; items
+    inside a list or an inline group pass the whole parameter dump as the patch. A patch whose fields all restate
+    the parameters (other keys, as ``delim``, are no parameters and do not change the answer) has the answer of no
+    patch, which depends only on the parameters (the document is the serializer's own, as docling-core's cache
+    assumes too): it is kept with a shallow copy of the parameters' values, and asked of docling-core again when a
+    parameter is reassigned or the parameters are replaced. Any other patch goes to docling-core.
     """
 
     _own_excluded: tuple[dict[str, Any], set[str]] | None = PrivateAttr(default=None)
 
     def get_excluded_refs(self, **kwargs: Any) -> set[str]:
-        """References to excluded items (docling-core's answer; without ``kwargs``, computed once)."""
+        """References to excluded items (docling-core's answer; for the serializer's own parameters, computed once)."""
+        values = self.params.__dict__
         if kwargs:
-            return super().get_excluded_refs(**kwargs)
+            fields = type(self.params).model_fields
+            for key, value in kwargs.items():
+                if key in fields and values[key] is not value and values[key] != value:
+                    return super().get_excluded_refs(**kwargs)
         private: dict[str, Any] = self.__pydantic_private__  # type: ignore[assignment]  # a slot: no __getattr__
         known = private["_own_excluded"]
-        values = self.params.__dict__
         if known is None or known[0] != values:
             known = private["_own_excluded"] = (dict(values), super().get_excluded_refs())
         return known[1]

@@ -39,3 +39,13 @@ def test_excluded_refs_follow_the_parameters() -> None:
     assert doc.texts[0].self_ref in ser.get_excluded_refs() and doc.texts[1].self_ref not in ser.get_excluded_refs()
     ser.params = ser.params.model_copy(update={"pages": None, "layers": {ContentLayer.FURNITURE}})
     assert ser.get_excluded_refs() == _docling_core(ser) == {doc.tables[0].self_ref}  # the body table's layer
+
+
+def test_a_patch_restating_the_parameters_is_answered_as_no_patch() -> None:
+    doc = _doc()
+    ser = EvidenceSerializerProvider().get_serializer(doc=doc)
+    restated = {**ser.params.model_dump(), "delim": "\n", "visited": set()}  # as a list serializer passes it on
+    assert ser.get_excluded_refs(**restated) is ser.get_excluded_refs()
+    assert ser.get_excluded_refs(**restated) == _docling_core(ser, **restated)
+    other_pages = {**restated, "pages": {1}}  # a real patch: docling-core's answer for it
+    assert ser.get_excluded_refs(**other_pages) == _docling_core(ser, **other_pages) != ser.get_excluded_refs()
