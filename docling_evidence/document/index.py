@@ -73,6 +73,9 @@ class DocIndex:
     """Reading positions of the paragraphs (:meth:`is_paragraph`) that are page boilerplate, not body text: in a
     furniture group, link lines and navigation (:func:`is_boilerplate`), label lines above them. Never context or a
     section peer; without layout they also end a table's neighbourhood, as a heading does."""
+    _paragraphs: dict[int, bool] = field(default_factory=dict, init=False, repr=False, compare=False)
+    """:meth:`is_paragraph` by position, answered once: the index's items do not change, and the context rules ask
+    it of the same positions many times (its label test hashes an enum in Python)."""
 
     def __post_init__(self) -> None:
         if len(self.headings_before) != len(self.items) + 1:
@@ -143,15 +146,21 @@ class DocIndex:
     def is_paragraph(self, idx: int) -> bool:
         """Body text that can serve as table context: a text/paragraph/list item that is nobody's satellite. An
         inline group is one paragraph, stood for by its first item; its other items are none."""
+        known = self._paragraphs.get(idx)
+        if known is not None:
+            return known
         rep = self.inline_of.get(idx, idx)
         if rep != idx:
-            return False
-        members = [self.items[m] for m in self.members(idx)]
-        return (
-            all(isinstance(m, TextItem) and m.self_ref not in self.satellites for m in members)
-            and any(m.label in PARAGRAPH_LABELS for m in members)
-            and bool(self.paragraph_text(idx).strip())
-        )
+            answer = False
+        else:
+            members = [self.items[m] for m in self.members(idx)]
+            answer = (
+                all(isinstance(m, TextItem) and m.self_ref not in self.satellites for m in members)
+                and any(m.label in PARAGRAPH_LABELS for m in members)
+                and bool(self.paragraph_text(idx).strip())
+            )
+        self._paragraphs[idx] = answer
+        return answer
 
 
 def rich_cell_content(doc: DoclingDocument, table: TableItem) -> set[str]:
