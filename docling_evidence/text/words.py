@@ -89,10 +89,10 @@ def numbers(text: str, *, inside_words: bool = True, min_significant_digits: int
     ``{"1496.5"}``.
     """
     found = set()
-    # findall and the digit count inline: this runs on every paragraph and cell, most of them holding few numbers
+    # findall, not finditer: this runs on every paragraph and cell, most of them holding few numbers
     for written in (_NUMBER_ANYWHERE if inside_words else _NUMBER_ALONE).findall(text):
         written = written.rstrip(",")
         number = written.replace(",", "") if "," in written else written
-        if len(written) >= min_chars and len(number.replace(".", "").lstrip("0")) >= min_significant_digits:
+        if len(written) >= min_chars and significant_digits(number) >= min_significant_digits:
             found.add(number)
     return found
