@@ -1,0 +1,60 @@
+"""The unseen question set is well-formed, and the fetch tool extracts exactly the two Markdown papers it names."""
+
+from __future__ import annotations
+
+import io
+import json
+import tarfile
+from pathlib import Path
+
+import pytest
+from docling_evidence_bench.paths import DATA
+from docling_evidence_bench.tools import fetch_unseen
+
+TYPES = {"one_cell", "table_paragraph", "footnote", "text"}
+
+
+def _questions() -> list[dict]:
+    lines = (DATA / "unseen_questions.jsonl").read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines if line.strip()]
+
+
+def test_unseen_questions_are_well_formed() -> None:
+    questions = _questions()
+    assert len(questions) == 47
+    assert len({q["id"] for q in questions}) == len(questions)
+    assert {q["doc"] for q in questions} == set(fetch_unseen.MEMBERS)
+    for q in questions:
+        assert q["type"] in TYPES, q["id"]
+        assert len(q["answers"]) == 1 and q["answers"][0].strip(), q["id"]
+        assert q["answers"][0] not in q["question"], q["id"]
+        assert q["evidence"]["refs"], q["id"]
+        if q["type"] == "table_paragraph":
+            assert q["required_texts"] and any(r.startswith("#/texts/") for r in q["evidence"]["refs"]), q["id"]
+
+
+def _fake_sdist(path: Path, members: dict[str, bytes]) -> Path:
+    with tarfile.open(path, "w:gz") as archive:
+        for name, data in members.items():
+            info = tarfile.TarInfo(f"marker_pdf-2.0.0/{name}")
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+    return path
+
+
+def test_extract_takes_the_named_markdown_files(tmp_path: Path) -> None:
+    members = {member: f"# {out}\n".encode() for out, member in fetch_unseen.MEMBERS.items()}
+    sdist = _fake_sdist(tmp_path / "marker_pdf-2.0.0.tar.gz", {**members, "data/other.md": b"x"})
+    out = tmp_path / "out"
+    out.mkdir()
+    extracted = fetch_unseen._extract(sdist, out)
+    assert set(extracted) == set(fetch_unseen.MEMBERS)
+    for name, path in extracted.items():
+        assert path.read_text() == f"# {name}\n"
+    assert not (out / "other.md").exists()
+
+
+def test_extract_stops_when_a_paper_is_missing(tmp_path: Path) -> None:
+    sdist = _fake_sdist(tmp_path / "marker_pdf-2.0.0.tar.gz", {"data/other.md": b"x"})
+    with pytest.raises(SystemExit, match="has no"):
+        fetch_unseen._extract(sdist, tmp_path)
