@@ -108,5 +108,7 @@ def shrink(lay: PieceLayout, item: Item, oh: Overhead) -> list[Item]:
         ]
         for fragment in items:
             fragment.sticky = item.sticky
-        return items
+        if len(items) > 1:
+            return items
+        # one character worth several tokens cannot be cut finer: planning again must change the layout
     raise Unsplittable(item)

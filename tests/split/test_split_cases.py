@@ -548,6 +548,68 @@ def test_shortened_caption_of_multi_token_characters() -> None:
     assert all(count(pc.text) <= 64 for pc in pieces)
 
 
+def test_a_footnote_character_worth_several_tokens_that_fits_no_piece_ends_the_planning() -> None:
+    """A footnote fragment of one character worth 3 tokens (tiktoken cl100k) that does not fit beside a piece's
+    overhead cannot be cut finer: the planner must change the layout, not cut the same character again for ever."""
+    import signal
+
+    tok = make_tokenizer("tiktoken", 78)
+    count = tok.count_tokens
+    assert count("\U0001d54f") == 3
+    splitter = Splitter(count=count, fits=lambda t: count(t) <= 78, budget=78)
+    # found by a random search over multi-token characters: the footnote fragment "\U0001d54f" is the one left over
+    header = (
+        ("\xe9\u6f22\U0001f600\U0001d54f\n", "\U0001d54fa\u6f22\U0001f600\ub9e4 1", "\n\xe9\ub9e4\u20ac\ub9e4\xe9"),
+    )
+    body = (
+        (
+            "\xe9\u6f22\u20ac1",
+            "\U0001f600\u20ac\ub9e4\ub9e4\U0001f600 \U0001f600\u20ac",
+            "\U0001f600\U0001f600 \u6f22 \u6f22\n1\u6f22 ",
+        ),
+        (
+            "1",
+            "\u20aca\U0001d54fa\U0001f600 \u6f22 \ub9e41\n",
+            " 1\U0001d54f\u6f22\U0001d54f\U0001f600\u6f22\ub9e41\U0001f600\U0001d54f\n",
+        ),
+    )
+    caption = (
+        "\xe9\ub9e4\u20ac\U0001d54f\U0001d54fa\xe9a"
+        "\n\n\u6f22 \xe9 \u20aca"
+        "\xe9\u6f22\U0001d54f\u20ac\n\U0001f600\n1"
+        "\U0001d54f\U0001d54f"
+    )
+    footnote = (
+        "  \u6f22\U0001d54f1\xe9\ub9e4\n"
+        "\n\U0001d54f\u6f22\u20ac1\ub9e4\u20ac\xe9"
+        "\n\u6f22\U0001d54f\u6f22\xe9\ub9e4 \U0001f600"
+        "\u6f22aa\xe9\u20ac\u6f22 \U0001f600"
+        "\U0001f600\ub9e4\u6f22\ub9e4\n1 \u20ac"
+        "\u6f22 \u20ac\ub9e4 \u6f22\na"
+        "\U0001d54f\ub9e4\n\U0001f600\n\u20ac\u6f22\ub9e4"
+        "\ub9e4a\U0001f600\U0001f60011\U0001d54f\u20ac"
+        " \U0001d54fa\u6f22\u6f22\n\U0001f6001"
+        "\u6f22\xe9\U0001f600\U0001d54f\u20ac\u6f22  "
+        "\u6f22\U0001f600\u20ac"
+    )
+    p = parts(header, body, label_cols=0, caption=caption, footnotes=(footnote,))
+
+    def hung(*_: object) -> None:
+        raise AssertionError("the splitter did not finish within 20 s")
+
+    previous = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(20)
+    try:
+        pieces = splitter.split(p)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    check_rows(pieces, body, p.rows.header, 0, p.fmt)
+    assert all(count(pc.text) <= 78 for pc in pieces)
+    shown = "".join(pc.text for pc in pieces)
+    assert all(ch in shown for ch in p.footnotes[0] if not ch.isspace())
+
+
 def test_triplet_row_under_a_column_label_longer_than_the_budget() -> None:
     """Triplets fold the column label into every value (``a, <label> = v``). With a 70-word label and a 64-word budget
     the line cannot fit even split by columns and inside the cell, as long as every fragment carries the whole label.
