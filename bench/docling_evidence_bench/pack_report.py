@@ -39,8 +39,19 @@ def _values(flags: str) -> np.ndarray:
     return np.frombuffer(flags.encode("ascii"), dtype=np.uint8).astype(np.float64) - ord("0")
 
 
+RANKING_NAMES: dict[str, str] = {"maxpool": "max-pool", "flat": "flat"}
+"""How a drop-in row's ranking is named in the report."""
+
+
+def _ranking(run: dict[str, Any]) -> str | None:
+    """The ranking a drop-in run was judged on (results written before both were kept hold the max-pool one)."""
+    return run.get("ranking", "maxpool") if run["kind"] == "drop-in" else None
+
+
 def _label(run: dict[str, Any]) -> str:
-    return "drop-in" if run["kind"] == "drop-in" else f"packed, {run['scorer']} scorer"
+    if run["kind"] == "drop-in":
+        return f"drop-in, {RANKING_NAMES.get(_ranking(run), _ranking(run))} ranking"  # type: ignore[arg-type]
+    return f"packed, {run['scorer']} scorer"
 
 
 def _subsets(results: dict[str, Any]) -> dict[str, np.ndarray]:
@@ -94,10 +105,10 @@ def paired_deltas(results: dict[str, Any], n_resamples: int = N_RESAMPLES) -> li
     base = results["config"]["baseline"]
     doc_ids = [q["doc_id"] for q in results["questions"]]
     seed = int(results.get("seed", 0))
-    by_key = {(r["arm"], r["method"], r["kind"], r["scorer"]): r for r in results["runs"]}
+    by_key = {(r["arm"], r["method"], r["kind"], r["scorer"], _ranking(r)): r for r in results["runs"]}
     out: list[dict[str, Any]] = []
     for r in results["runs"]:
-        control = by_key.get((base, r["method"], r["kind"], r["scorer"]))
+        control = by_key.get((base, r["method"], r["kind"], r["scorer"], _ranking(r)))
         if r["arm"] == base or control is None:
             continue
         for subset, mask in _subsets(results).items():
@@ -120,7 +131,7 @@ def _delta_table(deltas: list[dict[str, Any]], kind: str) -> list[str]:
     """One row per (method, how, arm, subset) of one kind (``drop-in`` or packed), one column per measure."""
     groups: dict[tuple[str, str, str, str], dict[str, dict[str, Any]]] = {}
     for d in deltas:
-        if (d["how"] == "drop-in") == (kind == "drop-in"):
+        if d["how"].startswith("drop-in") == (kind == "drop-in"):
             groups.setdefault((d["method"], d["how"], d["arm"], d["subset"]), {})[d["measure"]] = d
     if not groups:
         return []
@@ -135,7 +146,7 @@ def packing_gain(results: dict[str, Any], n_resamples: int = N_RESAMPLES) -> lis
     delivering the ranked units whole within the same budget (paired bootstrap CI over documents)."""
     doc_ids = [q["doc_id"] for q in results["questions"]]
     seed = int(results.get("seed", 0))
-    drop = {(r["arm"], r["method"]): r for r in results["runs"] if r["kind"] == "drop-in"}
+    drop = {(r["arm"], r["method"]): r for r in results["runs"] if _ranking(r) == "maxpool"}
     rows = []
     for r in results["runs"]:
         base = drop.get((r["arm"], r["method"]))
@@ -175,7 +186,12 @@ def render_limit(results: dict[str, Any], n_resamples: int = N_RESAMPLES) -> lis
         f"{ds['n_questions']} questions over {ds['n_documents']} documents; embedder {cfg['embedder']}; "
         f"the first {cfg['depth']} distinct chunks of each ranking are packed; control `{cfg['baseline']}`.",
         "",
-        "### Drop-in (no packer; max-pool ranking, judged as `bench run` judges)",
+        "### Drop-in (no packer, judged as `bench run` judges)",
+        "",
+        "Two rankings of the same vectors: max-pool lists each unit once at its best piece, as `MaxPoolRetriever` "
+        "shows it (a unit's other pieces leave the list); flat lists every vector's chunk, as a plain vector store "
+        "returns it. Both are judged on the chunk that ranks; `ok@B` delivers re-assembled units (max-pool) or "
+        "distinct chunks (flat) until B tokens.",
         "",
         *_means_table(results, "drop-in"),
         "",
@@ -193,7 +209,7 @@ def render_limit(results: dict[str, Any], n_resamples: int = N_RESAMPLES) -> lis
         "",
         *_delta_table(deltas, "pack"),
         "",
-        "### Packed − drop-in, same arm, same budget (`pack@B` − `ok@B`, all questions)",
+        "### Packed − drop-in, same arm, same budget (`pack@B` − max-pool `ok@B`, all questions)",
         "",
         *_table(["method", "how", "arm", *(f"B = {b}" for b in cfg["budgets"])], packing_gain(results, n_resamples)),
         "",

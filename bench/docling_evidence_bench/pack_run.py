@@ -1,10 +1,11 @@
 """Run ``pack@B`` and the drop-in measures over a :class:`BenchDataset` at one chunk limit.
 
 Each arm is chunked, indexed and ranked exactly as ``bench run`` does (:mod:`docling_evidence_bench.run`), and judged
-twice per question: drop-in, without the packer (``hit@1``, ``Success@5`` and ``ok@B`` of the max-pool ranking, as
-the targets read them), and packed (``pack@B``, :mod:`docling_evidence_bench.packed`): the ranking's first chunks
-handed to one ``EvidenceChunker.pack`` (the evidence arm's chunker at the run's limit) with each scorer. The results
-are plain JSON holding every per-question flag, so the report recomputes every number.
+twice per question. Drop-in, without the packer: ``hit@1``, ``Success@5`` and ``ok@B`` of both rankings ``bench run``
+judges, ``maxpool`` (each unit once at its best piece, as ``MaxPoolRetriever`` shows them) and ``flat`` (every
+vector's chunk, as a plain vector store returns them). Packed (``pack@B``, :mod:`docling_evidence_bench.packed`): the
+ranking's first chunks handed to one ``EvidenceChunker.pack`` (the evidence arm's chunker at the run's limit) with
+each scorer. The results are plain JSON holding every per-question flag, so the report recomputes every number.
 """
 
 from __future__ import annotations
@@ -35,7 +36,11 @@ SCORERS: tuple[str, ...] = ("lexical", "cosine")
 """``lexical``: the packer's default scorer; ``cosine``: the run's embedder."""
 
 DROP_IN: tuple[str, ...] = ("hit@1", "Success@5", *(f"ok@{b}" for b in BUDGETS))
-"""The drop-in measures (no packer), read from the max-pool ranking's outcomes."""
+"""The drop-in measures (no packer), read from each ranking's outcomes."""
+
+DROP_IN_RANKINGS: tuple[str, ...] = ("maxpool", "flat")
+"""The rankings the drop-in measures are judged on (:func:`docling_evidence_bench.run._judge_arm`): ``maxpool`` first,
+the one ``packing_gain`` compares with, since it delivers units as the packer does."""
 
 
 def _flags(values: Sequence[bool]) -> str:
@@ -184,8 +189,9 @@ def run_pack_benchmark(
         outcomes = _judge_arm(index, questions, rankings, DEPTH, token_ends)
         chunks_of = chunks[SAME_CHUNKS.get(arm, arm)]
         for method in methods:
-            runs.append({"arm": arm, "method": method, "kind": "drop-in", "scorer": None,
-                         "measures": drop_in_flags(outcomes[(method, "doc", "maxpool")])})  # fmt: skip
+            for how in DROP_IN_RANKINGS:
+                runs.append({"arm": arm, "method": method, "kind": "drop-in", "ranking": how, "scorer": None,
+                             "measures": drop_in_flags(outcomes[(method, "doc", how)])})  # fmt: skip
             for name in scorers:
                 t0 = time.perf_counter()
                 scorer = cosine if name == "cosine" else None
@@ -211,6 +217,7 @@ def run_pack_benchmark(
             "max_tokens": max_tokens,
             "budgets": list(budgets),
             "drop_in_budgets": list(BUDGETS),
+            "drop_in_rankings": list(DROP_IN_RANKINGS),
             "depth": depth,
             "scorers": list(scorers),
             "embedder": None if embedder is None else embedder.name,

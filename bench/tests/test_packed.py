@@ -11,7 +11,7 @@ from docling_core.types.doc import DocItemLabel, DoclingDocument
 from docling_evidence_bench.arms import make_chunker
 from docling_evidence_bench.cli import app
 from docling_evidence_bench.dataset import BenchDataset, QAItem
-from docling_evidence_bench.pack_report import paired_deltas, render_pack_report
+from docling_evidence_bench.pack_report import packing_gain, paired_deltas, render_pack_report
 from docling_evidence_bench.pack_run import PACK_SCHEMA, run_pack_benchmark
 from docling_evidence_bench.packed import CosineScorer, key_sentence, pack_flags, packed_hit, ranked_chunk_ids
 from docs_builder import add_table
@@ -157,8 +157,11 @@ def test_both_arms_go_through_the_one_packer_with_the_same_scorer(monkeypatch: p
     assert len({s[0] for s in seen}) == 1  # one packer instance for every arm
     assert {s[1] for s in seen} == {"DocChunk", "EvidenceChunk"}  # HybridChunker's chunks and ours
     assert {s[3] for s in seen} == {None}  # the packer's default scorer for both
-    kinds = [(r["arm"], r["kind"]) for r in results["runs"]]
-    assert kinds == [("hybrid", "drop-in"), ("hybrid", "pack"), ("evidence", "drop-in"), ("evidence", "pack")]
+    kinds = [(r["arm"], r["kind"], r.get("ranking")) for r in results["runs"]]
+    assert kinds == [
+        *(("hybrid", "drop-in", "maxpool"), ("hybrid", "drop-in", "flat"), ("hybrid", "pack", None)),
+        *(("evidence", "drop-in", "maxpool"), ("evidence", "drop-in", "flat"), ("evidence", "pack", None)),
+    ]
     assert all(len(f) == 3 for r in results["runs"] for f in r["measures"].values())
 
 
@@ -211,6 +214,25 @@ def test_report_states_where_ours_loses() -> None:
     assert "text (n=2), pack@256: 0.0 vs 100.0" in losses
     assert "table (n=2)" not in losses
     assert "Ours is not below the control" in render_pack_report({256: _results("1111", "1111")}, n_resamples=50)
+
+
+def test_each_drop_in_ranking_is_compared_with_the_control_on_the_same_ranking() -> None:
+    results = _results("1111", "1111")
+    drop = {"method": "bm25", "kind": "drop-in", "scorer": None}
+    results["runs"] += [
+        {"arm": "hybrid", **drop, "ranking": "maxpool", "measures": {"ok@256": "1111"}},
+        {"arm": "hybrid", **drop, "ranking": "flat", "measures": {"ok@256": "0000"}},
+        {"arm": "evidence", **drop, "ranking": "maxpool", "measures": {"ok@256": "1000"}},
+        {"arm": "evidence", **drop, "ranking": "flat", "measures": {"ok@256": "1100"}},
+    ]
+    deltas = {(d["how"], d["subset"]): d["ci"]["diff"] for d in paired_deltas(results, n_resamples=50)}
+    assert deltas[("drop-in, max-pool ranking", "all")] == pytest.approx(-0.75)
+    assert deltas[("drop-in, flat ranking", "all")] == pytest.approx(0.5)
+    # packed - drop-in is against the max-pool units (the packer's own delivery): +75 points for ours, 0 for hybrid
+    gains = {row[2]: row[3] for row in packing_gain(results, n_resamples=50)}
+    assert gains["`evidence`"].startswith("+75.0") and gains["`hybrid`"].startswith("+0.0")
+    report = render_pack_report({256: results}, n_resamples=50)
+    assert "drop-in, flat ranking" in report and "drop-in, max-pool ranking" in report
 
 
 @pytest.mark.parametrize(
