@@ -195,18 +195,36 @@ def at_rank(reading: Reading, rank: int) -> Reading:
     )
 
 
-def read_chunk(chunk: Any, rank: int) -> Reading:
-    """Read ``chunk`` (an ``EvidenceChunk``, a docling-core ``DocChunk``, or any object with a ``text``) at ``rank``."""
-    meta = getattr(chunk, "meta", None)
+def _items_and_tables(meta: Any) -> tuple[dict[str, Any], list[str]]:
+    """A chunk's doc items by self_ref, and the refs of those that are tables (by role, or by label)."""
     items_list = list(getattr(meta, "doc_items", None) or [])
     items = {str(getattr(it, "self_ref", "")): it for it in items_list if getattr(it, "self_ref", None)}
     roles = getattr(meta, "roles", None) or {}
     table_refs = [r for r, it in items.items() if roles.get(r) == "table" or str(getattr(it, "label", "")) == "table"]
+    return items, table_refs
+
+
+def group_key(chunk: Any) -> str | None:
+    """What groups ``chunk`` with other chunks into one packed block: its ``unit_id``, else the first table it holds
+    (HybridChunker's pieces of one table, told apart by document), else None (a chunk of its own)."""
+    meta = getattr(chunk, "meta", None)
+    unit_id = getattr(meta, "unit_id", None) or None
+    if unit_id:
+        return str(unit_id)
+    _items, table_refs = _items_and_tables(meta)
+    return f"table {_doc_key(getattr(meta, 'origin', None))}{table_refs[0]}" if table_refs else None
+
+
+def read_chunk(chunk: Any, rank: int) -> Reading:
+    """Read ``chunk`` (an ``EvidenceChunk``, a docling-core ``DocChunk``, or any object with a ``text``) at ``rank``."""
+    meta = getattr(chunk, "meta", None)
+    items, table_refs = _items_and_tables(meta)
+    roles = getattr(meta, "roles", None) or {}
     unit_id = getattr(meta, "unit_id", None) or None
     kind_meta = getattr(meta, "kind", None)
     kind: Literal["table", "text"] = "table" if kind_meta == "table" or (kind_meta is None and table_refs) else "text"
     origin = getattr(meta, "origin", None)
-    key = str(unit_id) if unit_id else (f"table {_doc_key(origin)}{table_refs[0]}" if table_refs else f"#{rank}")
+    key = group_key(chunk) or f"#{rank}"
     reading = Reading(rank, key, unit_id, kind, table_refs=table_refs, items=items, roles=dict(roles))
     reading.origin = origin
     text = chunk.text
