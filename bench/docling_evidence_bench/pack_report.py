@@ -48,10 +48,16 @@ def _ranking(run: dict[str, Any]) -> str | None:
     return run.get("ranking", "maxpool") if run["kind"] == "drop-in" else None
 
 
+def _input(run: dict[str, Any]) -> str | None:
+    """What a pack run handed the packer (results written before inputs were kept: the ranked chunks)."""
+    return run.get("input", "ranked") if run["kind"] == "pack" else None
+
+
 def _label(run: dict[str, Any]) -> str:
     if run["kind"] == "drop-in":
         return f"drop-in, {RANKING_NAMES.get(_ranking(run), _ranking(run))} ranking"  # type: ignore[arg-type]
-    return f"packed, {run['scorer']} scorer"
+    given = " + unit pieces" if _input(run) == "ranked+units" else ""
+    return f"packed{given}, {run['scorer']} scorer"
 
 
 def _subsets(results: dict[str, Any]) -> dict[str, np.ndarray]:
@@ -105,10 +111,10 @@ def paired_deltas(results: dict[str, Any], n_resamples: int = N_RESAMPLES) -> li
     base = results["config"]["baseline"]
     doc_ids = [q["doc_id"] for q in results["questions"]]
     seed = int(results.get("seed", 0))
-    by_key = {(r["arm"], r["method"], r["kind"], r["scorer"], _ranking(r)): r for r in results["runs"]}
+    by_key = {(r["arm"], r["method"], r["kind"], r["scorer"], _ranking(r), _input(r)): r for r in results["runs"]}
     out: list[dict[str, Any]] = []
     for r in results["runs"]:
-        control = by_key.get((base, r["method"], r["kind"], r["scorer"], _ranking(r)))
+        control = by_key.get((base, r["method"], r["kind"], r["scorer"], _ranking(r), _input(r)))
         if r["arm"] == base or control is None:
             continue
         for subset, mask in _subsets(results).items():
@@ -229,10 +235,13 @@ def render_pack_report(results_by_limit: dict[int, dict[str, Any]], n_resamples:
         *(f"Command: `{c}`" for c in commands),
         "",
         "`pack@B`: the ranking's first chunks given to `EvidenceChunker.pack(question, chunks, B)`, the same packer "
-        "and scorer for every arm; the packed text is a hit when it holds every answer and every gold paragraph, "
+        'and scorer for every arm ("+ unit pieces": followed by the other pieces of their units, '
+        "`with_unit_pieces`, HybridChunker's chunks grouped by the table they hold); the packed text is a hit when "
+        "it holds every answer and every gold paragraph, "
         "whole or by its key sentence (its sentence sharing most words and numbers with question and answers). "
-        "Drop-in: `hit@1` and `Success@5` judged on the chunk that ranks, `ok@B` on the units delivered in ranking "
-        "order until B tokens (as `MaxPoolRetriever` re-assembles them).",
+        "Drop-in: `hit@1` and `Success@5` judged on the chunk that ranks, `ok@B` on what is delivered in ranking "
+        "order until B tokens: units re-assembled as `MaxPoolRetriever` does (max-pool ranking) or distinct chunks "
+        "(flat ranking).",
         "",
     ]
     for _, results in sorted(results_by_limit.items()):

@@ -5,7 +5,9 @@ twice per question. Drop-in, without the packer: ``hit@1``, ``Success@5`` and ``
 judges, ``maxpool`` (each unit once at its best piece, as ``MaxPoolRetriever`` shows them) and ``flat`` (every
 vector's chunk, as a plain vector store returns them). Packed (``pack@B``, :mod:`docling_evidence_bench.packed`): the
 ranking's first chunks handed to one ``EvidenceChunker.pack`` (the evidence arm's chunker at the run's limit) with
-each scorer. The results are plain JSON holding every per-question flag, so the report recomputes every number.
+each scorer, alone (input ``ranked``) and followed by the other pieces of their units (input ``ranked+units``,
+:func:`docling_evidence.with_unit_pieces`; HybridChunker's chunks grouped by the table they hold, the same rule for
+both arms). The results are plain JSON holding every per-question flag, so the report recomputes every number.
 """
 
 from __future__ import annotations
@@ -31,6 +33,9 @@ PACK_SCHEMA: str = "docling-evidence-pack-results/1"
 
 PACK_ARMS: tuple[str, ...] = ("hybrid", "evidence")
 """The control (HybridChunker's chunks through the packer) first, then ours."""
+
+PACK_INPUTS: tuple[str, ...] = ("ranked", "ranked+units")
+"""What the packer is given: the ranking's first chunks, or those followed by their units' other pieces."""
 
 SCORERS: tuple[str, ...] = ("lexical", "cosine")
 """``lexical``: the packer's default scorer; ``cosine``: the run's embedder."""
@@ -101,7 +106,10 @@ def _pack_arm(
     scorer: Any,
     budgets: Sequence[int],
     depth: int,
+    pack_input: str,
 ) -> dict[str, Any]:
+    from docling_evidence import with_unit_pieces
+
     count = packer.tokenizer.count_tokens
     flags: list[list[bool]] = []
     tokens: list[list[int]] = []
@@ -109,6 +117,8 @@ def _pack_arm(
         offset = index.offsets[q.doc_id]
         ids = ranked_chunk_ids([index.target[int(g)] for g in ranking[qi]], depth)
         chunks = [chunks_of[q.doc_id][g - offset] for g in ids]
+        if pack_input == "ranked+units":
+            chunks = with_unit_pieces(chunks, chunks_of[q.doc_id])
         f, t = pack_flags(packer.pack, count, q, chunks, budgets, scorer)
         flags.append(f)
         tokens.append(t)
@@ -143,6 +153,7 @@ def run_pack_benchmark(
     methods: Sequence[str] = ("dense", "bm25"),
     embedder: Any = None,
     scorers: Sequence[str] = SCORERS,
+    inputs: Sequence[str] = PACK_INPUTS,
     depth: int = PACK_DEPTH,
     budgets: Sequence[int] = PACK_BUDGETS,
     seed: int = 0,
@@ -159,8 +170,12 @@ def run_pack_benchmark(
     if not questions:
         raise ValueError(f"dataset {dataset.name!r} has no usable question")
     bad = [m for m in methods if m not in METHODS] + [s for s in scorers if s not in SCORERS]
+    bad += [i for i in inputs if i not in PACK_INPUTS] + ([] if inputs else ["(no input)"])
     if bad:
-        raise ValueError(f"unknown method or scorer {bad[0]!r}; methods: {', '.join(METHODS)}; scorers: {SCORERS}")
+        raise ValueError(
+            f"unknown method, scorer or input {bad[0]!r}; methods: {', '.join(METHODS)}; scorers: "
+            f"{', '.join(SCORERS)}; inputs: {', '.join(PACK_INPUTS)}"
+        )
     if embedder is None and (any(m != "bm25" for m in methods) or "cosine" in scorers):
         raise ValueError("dense retrieval and the cosine scorer need an embedder")
     if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
@@ -192,15 +207,16 @@ def run_pack_benchmark(
             for how in DROP_IN_RANKINGS:
                 runs.append({"arm": arm, "method": method, "kind": "drop-in", "ranking": how, "scorer": None,
                              "measures": drop_in_flags(outcomes[(method, "doc", how)])})  # fmt: skip
-            for name in scorers:
-                t0 = time.perf_counter()
-                scorer = cosine if name == "cosine" else None
-                ranking = rankings[(method, "doc")]
-                packed = _pack_arm(index, chunks_of, questions, ranking, packer, scorer, budgets, depth)
-                seconds = time.perf_counter() - t0
-                runs.append({"arm": arm, "method": method, "kind": "pack", "scorer": name, **packed,
-                             "seconds": seconds})  # fmt: skip
-                log(f"packed {arm} {method} {name}: {seconds:.1f} s")
+            for pack_input in inputs:
+                for name in scorers:
+                    t0 = time.perf_counter()
+                    scorer = cosine if name == "cosine" else None
+                    ranking = rankings[(method, "doc")]
+                    packed = _pack_arm(index, chunks_of, questions, ranking, packer, scorer, budgets, depth, pack_input)
+                    seconds = time.perf_counter() - t0
+                    runs.append({"arm": arm, "method": method, "kind": "pack", "scorer": name, "input": pack_input,
+                                 **packed, "seconds": seconds})  # fmt: skip
+                    log(f"packed {arm} {method} {pack_input} {name}: {seconds:.1f} s")
     if hasattr(embedder, "flush"):
         embedder.flush()  # a cached embedder's new vectors (the cosine scorer's rows and sentences) to disk
     return {
@@ -220,6 +236,7 @@ def run_pack_benchmark(
             "drop_in_rankings": list(DROP_IN_RANKINGS),
             "depth": depth,
             "scorers": list(scorers),
+            "inputs": list(inputs),
             "embedder": None if embedder is None else embedder.name,
             "packer_digest": digest,
         },

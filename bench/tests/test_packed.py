@@ -160,8 +160,11 @@ def test_both_arms_go_through_the_one_packer_with_the_same_scorer(monkeypatch: p
     kinds = [(r["arm"], r["kind"], r.get("ranking")) for r in results["runs"]]
     assert kinds == [
         *(("hybrid", "drop-in", "maxpool"), ("hybrid", "drop-in", "flat"), ("hybrid", "pack", None)),
+        ("hybrid", "pack", None),
         *(("evidence", "drop-in", "maxpool"), ("evidence", "drop-in", "flat"), ("evidence", "pack", None)),
+        ("evidence", "pack", None),
     ]
+    assert [r["input"] for r in results["runs"] if r["kind"] == "pack"] == ["ranked", "ranked+units"] * 2
     assert all(len(f) == 3 for r in results["runs"] for f in r["measures"].values())
 
 
@@ -239,6 +242,7 @@ def test_each_drop_in_ranking_is_compared_with_the_control_on_the_same_ranking()
     ("args", "needle"),
     [
         (["--scorers", "lexical,bm42"], "'bm42'"),
+        (["--inputs", "ranked,everything"], "'everything'"),
         (["--arms", "evidence"], "control"),
         (["--limits", "0"], "--limits"),
     ],
