@@ -244,7 +244,8 @@ class MaxPoolRetriever(BaseRetriever):
     added with :func:`evidence_ids`; ``metadata["parts_found"]`` lists the parts actually joined, in the order joined.
 
     With ``budget`` (tokens of ``chunker``'s tokenizer), the ``k`` units' pieces among the candidates, in ranking
-    order, are packed (``EvidenceChunker.pack``, docs/packing.md): each returned Document is one unit's packed
+    order, with the units' other pieces (``unit_pieces``), are packed (``EvidenceChunker.pack``, docs/packing.md):
+    each returned Document is one unit's packed
     evidence (caption, header and the rows that match, the explaining sentences, the footnotes that change what the
     numbers mean), all of them together within ``budget``; the row or sentence of a view that ranked is taken first
     (its rank is the score the packer adds). Its metadata: the first piece's flat fields, ``page_span`` (the pages of
@@ -276,6 +277,10 @@ class MaxPoolRetriever(BaseRetriever):
     """The ``EvidenceChunker`` whose tokenizer counts ``budget`` (default ``EvidenceChunker()``)."""
     scorer: Any = None
     """``scorer(query, texts) -> scores`` for packing (default: the packer's lexical scorer)."""
+    unit_pieces: bool = True
+    """With ``budget``: also give the packer the units' pieces that were not among the candidates (fetched with
+    ``vectorstore.get_by_ids`` when the Documents were added with :func:`evidence_ids`), so a unit whose
+    caption-and-context piece ranked can deliver the row that matches from another piece."""
 
     _warned: bool = PrivateAttr(default=False)
 
@@ -305,9 +310,15 @@ class MaxPoolRetriever(BaseRetriever):
     ) -> list[Document]:
         """One Document per unit: its pieces among the candidates, packed with the others' within ``budget``."""
         pieces: list[tuple[Document, float | None]] = []
+        others: list[tuple[Document, float | None]] = []
         for unit in units:
             as_chunk = lambda hit, pid: (chunks[pid], hit[1])  # noqa: E731
-            pieces += chunk_hits(unit, _view_of, lambda hit: piece_id(hit[0].metadata), as_chunk)
+            unit_pieces = chunk_hits(unit, _view_of, lambda hit: piece_id(hit[0].metadata), as_chunk)
+            pieces += unit_pieces
+            if self.unit_pieces and unit.has_unit_id:
+                ranked = [doc for doc, _ in unit_pieces]
+                others += [(doc, None) for doc in self._complete_pieces(ranked)[len(ranked) :]]
+        pieces += others  # after every candidate: they add rows and sentences to their units, not new units
         chunker = default_chunker(self.chunker)
         hints = view_hints((doc.page_content, _view_of((doc, None)) is not None) for doc, _ in hits)
         entries = [(doc.page_content, _docling_meta(doc)) for doc, _ in pieces]

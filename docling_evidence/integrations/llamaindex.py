@@ -208,8 +208,9 @@ class MaxPoolPostprocessor(BaseNodePostprocessor):
     looked up in ``docstore`` through the nodes' previous/next relationships when a docstore is given (for instance
     ``index.docstore``). ``metadata["parts_found"]`` lists the parts joined.
 
-    With ``budget`` (tokens of ``chunker``'s tokenizer), the ``top_n`` units' nodes, in ranking order, are packed
-    (``EvidenceChunker.pack``, docs/packing.md): each returned node is one unit's packed evidence (caption, header and
+    With ``budget`` (tokens of ``chunker``'s tokenizer), the ``top_n`` units' nodes, in ranking order, with the units'
+    other pieces from ``docstore`` (``unit_pieces``), are packed (``EvidenceChunker.pack``, docs/packing.md): each
+    returned node is one unit's packed evidence (caption, header and
     the rows that match, the explaining sentences, the footnotes that change what the numbers mean), all of them
     together within ``budget``, at the unit's best score; the row or sentence of a view that ranked is taken
     first. Its metadata (kept out of the embedded and LLM text): the first node's flat fields, ``page_span`` (the pages
@@ -239,6 +240,10 @@ class MaxPoolPostprocessor(BaseNodePostprocessor):
 
     budget: int | None = Field(default=None, description="Pack the units' evidence into this many tokens.")
     chunker: Any = Field(default=None, description="The EvidenceChunker whose tokenizer counts the budget.")
+    unit_pieces: bool = Field(
+        default=True,
+        description="With budget: also pack the units' pieces that were not among the candidates (from the docstore).",
+    )
     scorer: Any = Field(default=None, description="scorer(query, texts) -> scores for packing (default: lexical).")
 
     _warned: bool = PrivateAttr(default=False)
@@ -278,10 +283,16 @@ class MaxPoolPostprocessor(BaseNodePostprocessor):
         if query_bundle is None:
             raise ValueError("MaxPoolPostprocessor(budget=...) packs for a query: pass query_bundle (or query_str)")
         pieces: list[tuple[NodeWithScore, float | None]] = []
+        others: list[tuple[NodeWithScore, float | None]] = []
         for unit in units:
             as_chunk = lambda hit, t: NodeWithScore(node=chunks[t], score=hit.score)  # noqa: E731
-            hits = chunk_hits(unit, _view_of, lambda hit: hit.node.node_id, as_chunk)
-            pieces += [(hit, unit.score) for hit in hits]
+            unit_hits = chunk_hits(unit, _view_of, lambda hit: hit.node.node_id, as_chunk)
+            pieces += [(hit, unit.score) for hit in unit_hits]
+            if self.unit_pieces and unit.has_unit_id:
+                ranked = [hit.node for hit in unit_hits]
+                extra = self._complete_pieces(ranked)[len(ranked) :]
+                others += [(NodeWithScore(node=node, score=None), unit.score) for node in extra]
+        pieces += others  # after every candidate: they add rows and sentences to their units, not new units
         hints = view_hints((hit.node.get_content(MetadataMode.NONE), _view_of(hit) is not None) for hit in nodes)
         entries = [(hit.node.get_content(MetadataMode.NONE), hit.node.metadata) for hit, _ in pieces]
         chunker = default_chunker(self.chunker)
@@ -414,10 +425,11 @@ class MaxPoolRetriever(BaseRetriever):
         vector_store: Any = None,
         budget: int | None = None,
         chunker: Any = None,
+        unit_pieces: bool = True,
         **kwargs: Any,
     ) -> None:
         """Wrap ``retriever``; see :class:`MaxPoolPostprocessor` for ``reassemble``, ``piece_order``, ``docstore``,
-        ``vector_store``, ``budget`` and ``chunker``."""
+        ``vector_store``, ``budget``, ``chunker`` and ``unit_pieces``."""
         if not isinstance(retriever, BaseRetriever):
             raise TypeError(f"retriever must be a LlamaIndex BaseRetriever, got {type(retriever).__name__}")
         self._inner = retriever
@@ -429,6 +441,7 @@ class MaxPoolRetriever(BaseRetriever):
             vector_store=vector_store,
             budget=budget,
             chunker=chunker,
+            unit_pieces=unit_pieces,
         )
         super().__init__(**kwargs)
 
@@ -442,6 +455,7 @@ class MaxPoolRetriever(BaseRetriever):
         piece_order: PieceOrder = "match_first",
         budget: int | None = None,
         chunker: Any = None,
+        unit_pieces: bool = True,
     ) -> MaxPoolRetriever:
         """Max-pool retriever over a ``VectorStoreIndex``: fetch ``fetch_k`` nodes, return ``k`` units (packed into
         ``budget`` tokens when given, see :class:`MaxPoolPostprocessor`).
@@ -459,6 +473,7 @@ class MaxPoolRetriever(BaseRetriever):
             vector_store=getattr(index, "vector_store", None),
             budget=budget,
             chunker=chunker,
+            unit_pieces=unit_pieces,
         )
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:

@@ -51,6 +51,8 @@ class _Unit:
     readings: list[Reading]
     caption: str | None = None
     rows: dict[tuple[Any, ...], Row] = field(default_factory=dict)
+    row_rank: dict[tuple[Any, ...], int] = field(default_factory=dict)
+    """The rank of the best-ranked chunk that shows each row."""
     sentences: dict[tuple[Any, ...], Sentence] = field(default_factory=dict)
     footnotes: dict[str, Sentence] = field(default_factory=dict)
 
@@ -63,6 +65,7 @@ class _Unit:
         if self.caption is None and reading.caption:
             self.caption = reading.caption
         for row in reading.rows:
+            self.row_rank.setdefault(row.key, reading.rank)
             known = self.rows.get(row.key)
             if known is None:
                 self.rows[row.key] = row
@@ -203,7 +206,8 @@ def _units(readings: list[Reading]) -> list[_Unit]:
 def _candidates(units: list[_Unit]) -> list[_Cand]:
     out: list[_Cand] = []
     for u, unit in enumerate(units):
-        rows = sorted(unit.rows.values(), key=lambda r: (r.index is None, r.index or 0))
+        # the rows of the chunk that ranked best first (what the retriever chose), each chunk's in table order
+        rows = sorted(unit.rows.values(), key=lambda r: (unit.row_rank[r.key], r.index is None, r.index or 0))
         out += [_Cand(u, "row", row, k) for k, row in enumerate(rows)]
         out += [_Cand(u, "footnote", f, 10_000 + k) for k, f in enumerate(unit.footnotes.values())]
         out += [_Cand(u, "sentence", s, 20_000 + k) for k, s in enumerate(unit.sentences.values())]
