@@ -426,10 +426,11 @@ class MaxPoolRetriever(BaseRetriever):
         budget: int | None = None,
         chunker: Any = None,
         unit_pieces: bool = True,
+        scorer: Any = None,
         **kwargs: Any,
     ) -> None:
         """Wrap ``retriever``; see :class:`MaxPoolPostprocessor` for ``reassemble``, ``piece_order``, ``docstore``,
-        ``vector_store``, ``budget``, ``chunker`` and ``unit_pieces``."""
+        ``vector_store``, ``budget``, ``chunker``, ``unit_pieces`` and ``scorer``."""
         if not isinstance(retriever, BaseRetriever):
             raise TypeError(f"retriever must be a LlamaIndex BaseRetriever, got {type(retriever).__name__}")
         self._inner = retriever
@@ -442,6 +443,7 @@ class MaxPoolRetriever(BaseRetriever):
             budget=budget,
             chunker=chunker,
             unit_pieces=unit_pieces,
+            scorer=scorer,
         )
         super().__init__(**kwargs)
 
@@ -456,6 +458,7 @@ class MaxPoolRetriever(BaseRetriever):
         budget: int | None = None,
         chunker: Any = None,
         unit_pieces: bool = True,
+        scorer: Any = None,
     ) -> MaxPoolRetriever:
         """Max-pool retriever over a ``VectorStoreIndex``: fetch ``fetch_k`` nodes, return ``k`` units (packed into
         ``budget`` tokens when given, see :class:`MaxPoolPostprocessor`).
@@ -474,6 +477,7 @@ class MaxPoolRetriever(BaseRetriever):
             budget=budget,
             chunker=chunker,
             unit_pieces=unit_pieces,
+            scorer=scorer,
         )
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:

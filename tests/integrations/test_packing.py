@@ -100,6 +100,35 @@ def test_langchain_a_row_view_that_ranked_leads_its_unit(lc_store: Any, chunker:
     assert docs[0].metadata["packed"]["score"] > 0
 
 
+def _vessel_scorer(number: int) -> Any:
+    """A scorer that knows one row: texts naming Vessel ``number`` score 1."""
+    import re
+
+    pattern = re.compile(rf"\bVessel {number}\b")
+
+    def scorer(query: str, texts: Any) -> list[float]:
+        return [1.0 if pattern.search(t) else 0.0 for t in texts]
+
+    return scorer
+
+
+@pytest.mark.parametrize("unit_pieces", [True, False])
+def test_langchain_packs_a_row_from_a_piece_of_the_unit_that_did_not_rank(
+    lc_store: Any, chunker: Any, unit_pieces: bool
+) -> None:
+    from docling_evidence.integrations.langchain import MaxPoolRetriever
+
+    # one candidate: the piece (or row view) showing Vessel 42; the row asked for is in the register's first piece
+    retriever = MaxPoolRetriever(
+        vectorstore=lc_store, k=1, fetch_k=1, budget=120, chunker=chunker, scorer=_vessel_scorer(3),
+        unit_pieces=unit_pieces,
+    )  # fmt: skip
+    (doc,) = retriever.invoke(QUERY)
+    rows = [r["label"] for r in doc.metadata["packed"]["rows"]]
+    assert ("Vessel 3" in rows) is unit_pieces, rows
+    assert chunker.tokenizer.count_tokens(doc.page_content) <= 120
+
+
 def test_langchain_without_budget_is_unchanged(lc_store: Any, chunker: Any) -> None:
     from docling_evidence.integrations.langchain import MaxPoolRetriever
 
@@ -155,6 +184,20 @@ def test_llamaindex_budget_packs_one_node_per_unit(li_index: Any, chunker: Any) 
     assert "Vessel 42" in [r["label"] for r in table.node.metadata["packed"]["rows"]]
     assert table.score is not None
     json.dumps(table.node.metadata)
+
+
+@pytest.mark.parametrize("unit_pieces", [True, False])
+def test_llamaindex_packs_a_row_from_a_piece_of_the_unit_that_did_not_rank(
+    li_index: Any, chunker: Any, unit_pieces: bool
+) -> None:
+    from docling_evidence.integrations.llamaindex import MaxPoolRetriever
+
+    retriever = MaxPoolRetriever.from_index(
+        li_index, k=1, fetch_k=1, budget=120, chunker=chunker, unit_pieces=unit_pieces, scorer=_vessel_scorer(3)
+    )
+    (hit,) = retriever.retrieve(QUERY)
+    rows = [r["label"] for r in hit.node.metadata["packed"]["rows"]]
+    assert ("Vessel 3" in rows) is unit_pieces, rows
 
 
 def test_llamaindex_postprocessor_needs_the_query(li_index: Any, chunker: Any) -> None:

@@ -48,3 +48,19 @@ def test_a_row_no_ranked_piece_shows_is_delivered_once_the_unit_s_other_pieces_a
     assert "Dairy farming" in packed.text and packed.tokens <= 256
     # the unit keeps its rank: its block still comes before the text chunk's
     assert packed.blocks[0].unit_id == first.meta.unit_id
+
+
+def test_rows_that_score_nothing_come_from_the_better_ranked_piece_first(
+    chunker: EvidenceChunker, evidence_chunks: list[Any]
+) -> None:
+    pieces = [c for c in evidence_chunks if c.meta.kind == "table" and c.meta.rows]
+    assert len(pieces) >= 2
+    last, first = pieces[-1], pieces[0]
+
+    def nothing(query: str, texts: Any) -> list[float]:
+        return [0.0] * len(texts)
+
+    # the table's last piece ranked above its first: with no score to go by, the rows it shows are taken first
+    packed = chunker.pack("", [last, first], 90, scorer=nothing)
+    taken = {r.index for b in packed.blocks for r in b.rows}
+    assert taken and taken <= set(range(*last.meta.rows)), (taken, last.meta.rows)
