@@ -176,7 +176,7 @@ def _losses(deltas: list[dict[str, Any]]) -> list[str]:
         return ["Ours is not below the control in any cell."]
     lines = [f"Ours below the control in {len(lost)} of {len(deltas)} cells ( **bold**: the whole CI below 0):", ""]
     for d in sorted(lost, key=lambda d: d["ci"]["diff"]):
-        text = (f"{d['method']}, {d['how']}, {d['subset']} (n={d['n']}), {d['measure']}: "
+        text = (f"`{d['arm']}`, {d['method']}, {d['how']}, {d['subset']} (n={d['n']}), {d['measure']}: "
                 f"{_pct(d['ours'])} vs {_pct(d['control'])}, {_ci(d)}")  # fmt: skip
         lines.append(f"- **{text}**" if d["ci"]["high"] < 0 else f"- {text}")
     return lines

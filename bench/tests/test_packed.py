@@ -214,7 +214,7 @@ def test_report_states_where_ours_loses() -> None:
     assert deltas[("table", "pack@256")]["ci"]["diff"] == 0.0
     report = render_pack_report({256: results}, n_resamples=200)
     losses = report.split("### Where we lose", 1)[1]
-    assert "text (n=2), pack@256: 0.0 vs 100.0" in losses
+    assert "`evidence`, bm25, packed, lexical scorer, text (n=2), pack@256: 0.0 vs 100.0" in losses
     assert "table (n=2)" not in losses
     assert "Ours is not below the control" in render_pack_report({256: _results("1111", "1111")}, n_resamples=50)
 
