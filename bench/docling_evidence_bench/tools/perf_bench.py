@@ -428,25 +428,30 @@ def pack_queries(chunks: list[Any], scorer: Callable[[str, Any], Any]) -> list[t
 
 def pack_cost(docs: list[Any]) -> dict[str, Any]:
     """CPU milliseconds per ``EvidenceChunker.pack`` call: median and 95th percentile over the queries of
-    :func:`pack_queries`, per budget, on a fresh chunker (cold: every chunk read and counted) and warm."""
-    from docling_evidence import EvidenceChunker
+    :func:`pack_queries`, per budget, on a fresh chunker (cold: every chunk read and counted) and warm; and the same
+    with the ranked units' other pieces added first (``with_unit_pieces``, timed with the call), as the retrievers
+    pack with a budget."""
+    from docling_evidence import EvidenceChunker, with_unit_pieces
     from docling_evidence.pack.scoring import lexical_scorer
 
-    cases = [(q, r) for d in docs for q, r in pack_queries(list(EvidenceChunker().chunk(d)), lexical_scorer)]
+    cases = []
+    for d in docs:
+        chunks = list(EvidenceChunker().chunk(d))
+        cases += [(q, r, chunks) for q, r in pack_queries(chunks, lexical_scorer)]
     results: dict[str, Any] = {"queries": len(cases), "units": PACK_UNITS, "budgets": {}}
     for budget in PACK_BUDGETS:
-        cold: list[float] = []
-        warm: list[float] = []
-        for query, ranked in cases:
-            chunker = EvidenceChunker()
-            start = time.process_time()
-            chunker.pack(query, ranked, budget)
-            cold.append(1000 * (time.process_time() - start))
-            start = time.process_time()
-            for _ in range(5):
-                chunker.pack(query, ranked, budget)
-            warm.append(1000 * (time.process_time() - start) / 5)
-        results["budgets"][str(budget)] = {"cold": _quantiles(cold), "warm": _quantiles(warm)}
+        times: dict[str, list[float]] = {"cold": [], "warm": [], "units_cold": [], "units_warm": []}
+        for query, ranked, chunks in cases:
+            for prefix, given in (("", lambda r, _c: r), ("units_", with_unit_pieces)):
+                chunker = EvidenceChunker()
+                start = time.process_time()
+                chunker.pack(query, given(ranked, chunks), budget)
+                times[f"{prefix}cold"].append(1000 * (time.process_time() - start))
+                start = time.process_time()
+                for _ in range(5):
+                    chunker.pack(query, given(ranked, chunks), budget)
+                times[f"{prefix}warm"].append(1000 * (time.process_time() - start) / 5)
+        results["budgets"][str(budget)] = {name: _quantiles(values) for name, values in times.items()}
     return results
 
 

@@ -21,16 +21,21 @@ def pack_markdown(pack: dict[str, Any], machine: str) -> str:
         f"table row over the fixtures, {pack['units']} ranked units each (the row's unit first, led by its "
         "caption/context piece), default lexical scorer; cold = a fresh chunker (every chunk read and its segments "
         "counted again; the scorer's word sets are cached per process), warm = the same chunks packed before. "
-        "Target: under 5 ms per query.",
+        "Target: under 5 ms per query. `+ unit pieces`: the ranked units' other pieces added first "
+        "(`with_unit_pieces`, included in the time), as the retrievers pack with a budget.",
         "",
-        "| budget (tokens) | cold median | cold p95 | warm median | warm p95 | met (warm median) |",
-        "|---:|---:|---:|---:|---:|---|",
+        "| budget (tokens) | cold median | cold p95 | warm median | warm p95 | + unit pieces: warm median | warm p95 "
+        "| met (warm medians) |",
+        "|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
     for budget, r in pack["budgets"].items():
-        met = "yes" if r["warm"]["median"] < 5.0 else "no"
+        units = r.get("units_warm")
+        worst = max(r["warm"]["median"], units["median"] if units else 0.0)
+        met = "yes" if worst < 5.0 else "no"
+        extra = f"{units['median']:.1f} | {units['p95']:.1f}" if units else "– | –"
         lines.append(
             f"| {budget} | {r['cold']['median']:.1f} | {r['cold']['p95']:.1f} | {r['warm']['median']:.1f} | "
-            f"{r['warm']['p95']:.1f} | {met} |"
+            f"{r['warm']['p95']:.1f} | {extra} | {met} |"
         )
     return "\n".join(lines)
 
