@@ -24,7 +24,6 @@ if TYPE_CHECKING:
     from docling_evidence.document.convert import convert_path
     from docling_evidence.meta import EvidenceChunk, EvidenceMeta
     from docling_evidence.pack.evidence import PackedEvidence
-    from docling_evidence.pack.expand import with_unit_pieces
     from docling_evidence.params import ContextParams, EvidenceParams, PieceParams, SplitParams, UnitParams
     from docling_evidence.pipeline import chunk_document, chunk_path
     from docling_evidence.tables.serializer import EvidenceSerializerProvider, EvidenceTableSerializer
@@ -37,7 +36,6 @@ _EXPORTS = {
     "EvidenceSerializerProvider": "docling_evidence.tables.serializer",
     "EvidenceTableSerializer": "docling_evidence.tables.serializer",
     "PackedEvidence": "docling_evidence.pack.evidence",
-    "with_unit_pieces": "docling_evidence.pack.expand",
     "bundled_tokenizer": "docling_evidence.tokenizer",
     "load_tokenizer": "docling_evidence.tokenizer",
     "TokenizersTokenizer": "docling_evidence.tokenizer",
@@ -69,7 +67,6 @@ __all__ = [
     "chunk_path",
     "convert_path",
     "load_tokenizer",
-    "with_unit_pieces",
 ]
 
 

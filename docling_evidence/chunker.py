@@ -495,6 +495,7 @@ class EvidenceChunker(BaseChunker):
         budget: int,
         *,
         scorer: Callable[[str, Sequence[str]], Sequence[float]] | None = None,
+        pieces: Iterable[BaseChunk] | None = None,
     ) -> PackedEvidence:
         """Pack the evidence for ``query`` from retrieved chunks into ``budget`` tokens (docs/packing.md).
 
@@ -505,6 +506,10 @@ class EvidenceChunker(BaseChunker):
             budget: tokens of ``self.tokenizer.count_tokens``; the packed text never has more.
             scorer: ``scorer(query, texts) -> scores`` (higher is better, e.g. an embedder's cosine); default: shared
                 content words and numbers, no model (:func:`docling_evidence.pack.scoring.lexical_scorer`).
+            pieces: where the ranked units' other pieces are found, typically every chunk ``chunk()`` returned for
+                the documents: their rows and sentences become candidates of their units (a unit's block stays where
+                its first piece ranked), never a unit of their own, and never take the place of what ranked of a
+                unit that fits whole. Chunks of another chunker are grouped by the table they hold.
 
         Returns:
             :class:`~docling_evidence.pack.evidence.PackedEvidence`: ``.text`` (``str(packed)``) for the LLM, and per
@@ -521,7 +526,8 @@ class EvidenceChunker(BaseChunker):
 
         if self._pack_memo is None:
             self._pack_memo = PackMemo()
-        return pack(query, ranked, budget, count=self.tokenizer.count_tokens, scorer=scorer, memo=self._pack_memo)
+        count = self.tokenizer.count_tokens
+        return pack(query, ranked, budget, count=count, scorer=scorer, pieces=pieces, memo=self._pack_memo)
 
     def contextualize(self, chunk: BaseChunk) -> str:
         """The text to embed for ``chunk``: docling-core's (headings, then the text), except that a table piece holding

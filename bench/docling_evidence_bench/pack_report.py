@@ -236,7 +236,7 @@ def render_pack_report(results_by_limit: dict[int, dict[str, Any]], n_resamples:
         "",
         "`pack@B`: the ranking's first chunks given to `EvidenceChunker.pack(question, chunks, B)`, the same packer "
         'and scorer for every arm ("+ unit pieces": followed by the other pieces of their units, '
-        "`with_unit_pieces`, HybridChunker's chunks grouped by the table they hold); the packed text is a hit when "
+        "`pack(..., pieces=)`, HybridChunker's chunks grouped by the table they hold); the packed text is a hit when "
         "it holds every answer and every gold paragraph, "
         "whole or by its key sentence (its sentence sharing most words and numbers with question and answers). "
         "Drop-in: `hit@1` and `Success@5` judged on the chunk that ranks, `ok@B` on what is delivered in ranking "

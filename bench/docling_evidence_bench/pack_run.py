@@ -6,7 +6,7 @@ judges, ``maxpool`` (each unit once at its best piece, as ``MaxPoolRetriever`` s
 vector's chunk, as a plain vector store returns them). Packed (``pack@B``, :mod:`docling_evidence_bench.packed`): the
 ranking's first chunks handed to one ``EvidenceChunker.pack`` (the evidence arm's chunker at the run's limit) with
 each scorer, alone (input ``ranked``) and followed by the other pieces of their units (input ``ranked+units``,
-:func:`docling_evidence.with_unit_pieces`; HybridChunker's chunks grouped by the table they hold, the same rule for
+ ``EvidenceChunker.pack(..., pieces=)``; HybridChunker's chunks grouped by the table they hold, the same rule for
 both arms). The results are plain JSON holding every per-question flag, so the report recomputes every number.
 """
 
@@ -108,8 +108,6 @@ def _pack_arm(
     depth: int,
     pack_input: str,
 ) -> dict[str, Any]:
-    from docling_evidence import with_unit_pieces
-
     count = packer.tokenizer.count_tokens
     flags: list[list[bool]] = []
     tokens: list[list[int]] = []
@@ -117,9 +115,8 @@ def _pack_arm(
         offset = index.offsets[q.doc_id]
         ids = ranked_chunk_ids([index.target[int(g)] for g in ranking[qi]], depth)
         chunks = [chunks_of[q.doc_id][g - offset] for g in ids]
-        if pack_input == "ranked+units":
-            chunks = with_unit_pieces(chunks, chunks_of[q.doc_id])
-        f, t = pack_flags(packer.pack, count, q, chunks, budgets, scorer)
+        pieces = chunks_of[q.doc_id] if pack_input == "ranked+units" else None
+        f, t = pack_flags(packer.pack, count, q, chunks, budgets, scorer, pieces=pieces)
         flags.append(f)
         tokens.append(t)
     return {

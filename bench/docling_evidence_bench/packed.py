@@ -111,16 +111,20 @@ def pack_flags(
     chunks: Sequence[Any],
     budgets: Sequence[int] = PACK_BUDGETS,
     scorer: Scorer | None = None,
+    *,
+    pieces: Sequence[Any] | None = None,
 ) -> tuple[list[bool], list[int]]:
     """``pack@B`` of one question for each budget, and the tokens each packed text takes.
 
     ``pack`` is ``EvidenceChunker.pack``; its text is counted with ``count_tokens`` (the chunker's tokenizer). A
-    count over the budget is returned as is, for the caller to report.
+    count over the budget is returned as is, for the caller to report. ``pieces``: the document's chunks, where the
+    ranked units' other pieces are found (``pack(..., pieces=)``); None packs the ranked chunks alone.
     """
     flags: list[bool] = []
     tokens: list[int] = []
+    extra = {} if pieces is None else {"pieces": pieces}
     for budget in budgets:
-        packed = pack(question.question, list(chunks), budget, scorer=scorer)
+        packed = pack(question.question, list(chunks), budget, scorer=scorer, **extra)
         text = str(packed.text)
         tokens.append(count_tokens(text) if text else 0)
         flags.append(packed_hit(text, question))

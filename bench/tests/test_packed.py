@@ -147,7 +147,9 @@ def _dataset() -> BenchDataset:
 def test_both_arms_go_through_the_one_packer_with_the_same_scorer(monkeypatch: pytest.MonkeyPatch) -> None:
     seen: list[tuple[int, str, int, object]] = []
 
-    def pack(self: EvidenceChunker, query: str, ranked: Any, budget: int, *, scorer: object = None) -> _Packed:
+    def pack(
+        self: EvidenceChunker, query: str, ranked: Any, budget: int, *, scorer: object = None, pieces: object = None
+    ) -> _Packed:
         seen.append((id(self), type(ranked[0]).__name__, budget, scorer))
         return _Packed("\n".join(c.text for c in ranked))
 

@@ -318,11 +318,11 @@ class MaxPoolRetriever(BaseRetriever):
             if self.unit_pieces and unit.has_unit_id:
                 ranked = [doc for doc, _ in unit_pieces]
                 others += [(doc, None) for doc in self._complete_pieces(ranked)[len(ranked) :]]
-        pieces += others  # after every candidate: they add rows and sentences to their units, not new units
         chunker = default_chunker(self.chunker)
         hints = view_hints((doc.page_content, _view_of((doc, None)) is not None) for doc, _ in hits)
         entries = [(doc.page_content, _docling_meta(doc)) for doc, _ in pieces]
-        packed = pack_pieces(chunker, query, entries, self.budget, hints, self.scorer)
+        more = [(doc.page_content, _docling_meta(doc)) for doc, _ in others]
+        packed = pack_pieces(chunker, query, entries, self.budget, hints, self.scorer, more)
         out: list[Document] = []
         for block in packed.blocks:
             first, score = pieces[block.ranks[0]]

@@ -292,11 +292,11 @@ class MaxPoolPostprocessor(BaseNodePostprocessor):
                 ranked = [hit.node for hit in unit_hits]
                 extra = self._complete_pieces(ranked)[len(ranked) :]
                 others += [(NodeWithScore(node=node, score=None), unit.score) for node in extra]
-        pieces += others  # after every candidate: they add rows and sentences to their units, not new units
         hints = view_hints((hit.node.get_content(MetadataMode.NONE), _view_of(hit) is not None) for hit in nodes)
         entries = [(hit.node.get_content(MetadataMode.NONE), hit.node.metadata) for hit, _ in pieces]
+        more = [(hit.node.get_content(MetadataMode.NONE), hit.node.metadata) for hit, _ in others]
         chunker = default_chunker(self.chunker)
-        packed = pack_pieces(chunker, query_bundle.query_str, entries, self.budget, hints, self.scorer)
+        packed = pack_pieces(chunker, query_bundle.query_str, entries, self.budget, hints, self.scorer, more)
         out: list[NodeWithScore] = []
         for block in packed.blocks:
             first, score = pieces[block.ranks[0]]

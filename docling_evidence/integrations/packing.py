@@ -100,11 +100,15 @@ def pack_pieces(
     budget: int,
     hints: Mapping[str, float],
     scorer: Scorer | None = None,
+    others: Sequence[tuple[str, Mapping[str, Any] | None]] = (),
 ) -> PackedEvidence:
-    """Pack ``pieces`` (stored text and docling metadata, in ranking order) for ``query`` within ``budget``."""
+    """Pack ``pieces`` (stored text and docling metadata, in ranking order) for ``query`` within ``budget``;
+    ``others``: the units' pieces that did not rank (``EvidenceChunker.pack(..., pieces=)``)."""
     delim = getattr(chunker, "delim", "\n")
     ranked = [chunk_from(text, meta, delim) for text, meta in pieces]
-    return chunker.pack(query, ranked, budget, scorer=hinted_scorer(hints, scorer) if hints else scorer)
+    extra = [chunk_from(text, meta, delim) for text, meta in others]
+    hinted = hinted_scorer(hints, scorer) if hints else scorer
+    return chunker.pack(query, ranked, budget, scorer=hinted, pieces=extra or None)
 
 
 def block_metadata(block: PackedBlock, packed: PackedEvidence, extra: Mapping[str, Any]) -> dict[str, Any]:

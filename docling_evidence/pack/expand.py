@@ -1,9 +1,10 @@
 """The other pieces of the retrieved units: what a packer can choose from beyond the pieces that ranked.
 
 A retrieval result holds the pieces that ranked, often a unit's caption-and-context piece without the piece that
-shows the row a question asks for. :func:`with_unit_pieces` appends, after the ranked chunks, every other piece of the
-units (or, for chunks of another chunker, of the tables) among them, so the packer picks the matching rows and
-sentences from the whole unit. Grouping is the packer's own (:func:`docling_evidence.pack.segments.group_key`).
+shows the row a question asks for. ``EvidenceChunker.pack(..., pieces=chunks)`` lets the packer choose rows and
+sentences from the whole unit: :func:`other_pieces` finds, in ``chunks``, every other piece of the units (or, for
+chunks of another chunker, of the tables) among the ranked chunks. Grouping is the packer's own
+(:func:`docling_evidence.pack.segments.group_key`).
 """
 
 from __future__ import annotations
@@ -14,27 +15,19 @@ from typing import Any
 from docling_evidence.pack.segments import group_key
 
 
-def with_unit_pieces(ranked: Sequence[Any], chunks: Iterable[Any]) -> list[Any]:
-    """``ranked`` (best first), then the other pieces of its units from ``chunks``, in the order ``chunks`` gives them.
+def other_pieces(ranked: Sequence[Any], chunks: Iterable[Any]) -> list[Any]:
+    """The chunks of ``chunks`` that belong to a unit among ``ranked`` and are not in ``ranked``, in ``chunks`` order.
 
-    Args:
-        ranked: the retrieval result, chunks as ``chunk()`` made them (or any docling-core chunks).
-        chunks: where the other pieces are found: typically every chunk ``chunk()`` returned for the documents.
-            A chunk already in ``ranked`` (the same object, or the same text in the same unit) is not added again.
-
-    Returns:
-        A new list for :meth:`~docling_evidence.EvidenceChunker.pack`: the units stay in ranking order (a unit's
-        block is placed where its first piece ranked), and a unit's pieces that did not rank become candidates.
-        Text chunks, which are units of their own, gain nothing.
+    A chunk counts as already ranked when it is the same object, or has the same text in the same unit (a chunk read
+    back from a vector store). Text chunks are units of their own: nothing is found for them.
     """
-    ranked = list(ranked)
     ranked_keys = [group_key(c) for c in ranked]
     keys = {k for k in ranked_keys if k is not None}
+    if not keys:
+        return []
     ranked_ids = {id(c) for c in ranked}
     shown = {(k, c.text) for k, c in zip(ranked_keys, ranked, strict=True) if k is not None}
-    out = list(ranked)
-    if not keys:
-        return out
+    out: list[Any] = []
     for chunk in chunks:
         key = group_key(chunk)
         if key in keys and id(chunk) not in ranked_ids and (key, chunk.text) not in shown:

@@ -14,12 +14,13 @@ The text is counted exactly at the end and trimmed, last taken first, if the est
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from docling_evidence.pack.budget import validate_budget
 from docling_evidence.pack.evidence import PackedBlock, PackedBox, PackedEvidence, PackedRow, PackedSentence
+from docling_evidence.pack.expand import other_pieces
 from docling_evidence.pack.scoring import Scorer, checked_scores, lexical_scorer
 from docling_evidence.pack.segments import Reading, Row, Sentence, at_rank, read_chunk
 
@@ -51,21 +52,23 @@ class _Unit:
     readings: list[Reading]
     caption: str | None = None
     rows: dict[tuple[Any, ...], Row] = field(default_factory=dict)
-    row_rank: dict[tuple[Any, ...], int] = field(default_factory=dict)
-    """The rank of the best-ranked chunk that shows each row."""
     sentences: dict[tuple[Any, ...], Sentence] = field(default_factory=dict)
     footnotes: dict[str, Sentence] = field(default_factory=dict)
+    seen_at: dict[tuple[Any, ...], int] = field(default_factory=dict)
+    """The rank of the best-ranked chunk that shows each segment (``(kind, key)``)."""
 
     @property
     def first(self) -> Reading:
         return self.readings[0]
 
-    def add(self, reading: Reading) -> None:
+    def add(self, reading: Reading, ranked: bool = True) -> None:
+        """Merge ``reading``; a piece that did not rank (``ranked=False``) brings segments, not the caption (what
+        ranked decides whether the unit fits whole, as without it)."""
         self.readings.append(reading)
-        if self.caption is None and reading.caption:
+        if self.caption is None and reading.caption and ranked:
             self.caption = reading.caption
         for row in reading.rows:
-            self.row_rank.setdefault(row.key, reading.rank)
+            self.seen_at.setdefault(("row", row.key), reading.rank)
             known = self.rows.get(row.key)
             if known is None:
                 self.rows[row.key] = row
@@ -75,8 +78,11 @@ class _Unit:
                     ". ".join(merged), known.label, None, (), "triplets", known.key, merged, ref=known.ref
                 )
         for s in reading.sentences:
-            self.sentences.setdefault((s.ref, s.span) if s.span else (s.role, s.text), s)
+            key = (s.ref, s.span) if s.span else (s.role, s.text)
+            self.seen_at.setdefault(("sentence", key), reading.rank)
+            self.sentences.setdefault(key, s)
         for f in reading.footnotes:
+            self.seen_at.setdefault(("footnote", f.text), reading.rank)
             self.footnotes.setdefault(f.text, f)
 
 
@@ -86,6 +92,8 @@ class _Cand:
     kind: Literal["row", "sentence", "footnote"]
     item: Any
     pos: int
+    extra: bool = False
+    """Shown only by a piece that did not rank (``pieces=``): never part of its unit delivered whole."""
 
 
 @dataclass
@@ -117,10 +125,12 @@ def pack(
     *,
     count: Callable[[str], int],
     scorer: Scorer | None = None,
+    pieces: Iterable[Any] | None = None,
     memo: PackMemo | None = None,
 ) -> PackedEvidence:
     """Pack the evidence of ``ranked`` (best first) for ``query`` within ``budget`` tokens of ``count``.
 
+    ``pieces``: where the ranked units' other pieces are found (:func:`~docling_evidence.pack.expand.other_pieces`).
     ``memo``: token counts and chunk readings to reuse between calls (a chunker keeps one). See
     ``EvidenceChunker.pack``.
 
@@ -134,10 +144,11 @@ def pack(
         raise TypeError(f"scorer must be callable as scorer(query, texts), got {type(scorer).__name__}")
     memo = memo if memo is not None else PackMemo()
     memo.trim()
-    units = _units([memo.reading(chunk, k) for k, chunk in enumerate(ranked)])
-    cands = _candidates(units)
+    extra = [] if pieces is None else other_pieces(ranked, pieces)
+    units = _units([memo.reading(chunk, k) for k, chunk in enumerate([*ranked, *extra])], len(ranked))
+    cands = _candidates(units, len(ranked))
     scores = checked_scores(scorer or lexical_scorer, query, [_score_text(c) for c in cands])
-    packer = _Packer(units, budget, _Counter(count, memo.counts))
+    packer = _Packer(units, budget, _Counter(count, memo.counts), len(ranked))
     for i in _offer_order(packer, cands, scores):
         packer.offer(cands[i], scores[i])
     return packer.result(query, len(cands))
@@ -153,16 +164,21 @@ def _offer_order(packer: _Packer, cands: list[_Cand], scores: list[float]) -> li
     unit's rows, so the packed text holds at least what handing over whole units in ranking order would."""
     by_unit: list[list[int]] = [[] for _ in packer.units]
     for i, cand in enumerate(cands):
-        by_unit[cand.unit].append(i)  # reading order: rows in table order, footnotes, sentences
+        if not cand.extra:
+            by_unit[cand.unit].append(i)  # reading order: rows in table order, footnotes, sentences
     cut = 0
     while cut < len(by_unit) and packer.take_whole(cut, [(cands[i], scores[i]) for i in by_unit[cut]]):
         cut += 1
-    left = [i for u in range(cut, len(by_unit)) for i in by_unit[u]]
+    # what is left: the units from the first that did not go whole, and every unit's pieces that did not rank
+    left = sorted(
+        [*(i for u in range(cut, len(by_unit)) for i in by_unit[u]), *(i for i, c in enumerate(cands) if c.extra)],
+        key=lambda i: (cands[i].extra, cands[i].unit, cands[i].pos),
+    )
     first = sorted(
         (i for i in left if cands[i].unit == cut and scores[i] > 0), key=lambda i: (-scores[i], cands[i].pos)
     )
     lower = sorted(
-        (i for i in left if cands[i].unit > cut and scores[i] > 0),
+        (i for i in left if cands[i].unit != cut and scores[i] > 0),
         key=lambda i: (-scores[i] / (1 + RANK_DISCOUNT * cands[i].unit), cands[i].unit, cands[i].pos),
     )
     rest = [i for i in left if not scores[i] > 0]  # already in ranking and reading order
@@ -193,24 +209,32 @@ class PackMemo:
         return reading
 
 
-def _units(readings: list[Reading]) -> list[_Unit]:
+def _units(readings: list[Reading], n_ranked: int) -> list[_Unit]:
     by_key: dict[str, _Unit] = {}
     for reading in readings:
         unit = by_key.get(reading.key)
         if unit is None:
             unit = by_key[reading.key] = _Unit(order=len(by_key), readings=[])
-        unit.add(reading)
+        unit.add(reading, ranked=reading.rank < n_ranked)
     return list(by_key.values())
 
 
-def _candidates(units: list[_Unit]) -> list[_Cand]:
+def _candidates(units: list[_Unit], n_ranked: int) -> list[_Cand]:
+    """Every segment of every unit; those first shown by a chunk at rank ``n_ranked`` or below (a piece that did not
+    rank) are marked ``extra``."""
     out: list[_Cand] = []
     for u, unit in enumerate(units):
         # the rows of the chunk that ranked best first (what the retriever chose), each chunk's in table order
-        rows = sorted(unit.rows.values(), key=lambda r: (unit.row_rank[r.key], r.index is None, r.index or 0))
-        out += [_Cand(u, "row", row, k) for k, row in enumerate(rows)]
-        out += [_Cand(u, "footnote", f, 10_000 + k) for k, f in enumerate(unit.footnotes.values())]
-        out += [_Cand(u, "sentence", s, 20_000 + k) for k, s in enumerate(unit.sentences.values())]
+        rows = sorted(unit.rows.values(), key=lambda r: (unit.seen_at[("row", r.key)], r.index is None, r.index or 0))
+        out += [_Cand(u, "row", row, k, unit.seen_at[("row", row.key)] >= n_ranked) for k, row in enumerate(rows)]
+        out += [
+            _Cand(u, "footnote", f, 10_000 + k, unit.seen_at[("footnote", f.text)] >= n_ranked)
+            for k, f in enumerate(unit.footnotes.values())
+        ]
+        out += [
+            _Cand(u, "sentence", s, 20_000 + k, unit.seen_at[("sentence", key)] >= n_ranked)
+            for k, (key, s) in enumerate(unit.sentences.items())
+        ]
     return out
 
 
@@ -239,8 +263,10 @@ class _Counter:
 
 
 class _Packer:
-    def __init__(self, units: list[_Unit], budget: int, count: _Counter) -> None:
+    def __init__(self, units: list[_Unit], budget: int, count: _Counter, n_ranked: int) -> None:
         self.units = units
+        self.n_ranked = n_ranked
+        """How many of the readings are the ranked chunks (the others are pieces that did not rank)."""
         self.budget = budget
         self.count = count
         self.states = [_State() for _ in units]
@@ -365,7 +391,8 @@ class _Packer:
         )
 
     def _blocks(self) -> list[PackedBlock]:
-        return [b for u, unit in enumerate(self.units) if (b := _block(unit, self.states[u])) is not None]
+        blocks = (_block(unit, self.states[u], self.n_ranked) for u, unit in enumerate(self.units))
+        return [b for b in blocks if b is not None]
 
     def _text(self) -> str:
         written = (_write(unit, self.states[u]) for u, unit in enumerate(self.units))
@@ -410,7 +437,7 @@ def _write(unit: _Unit, state: _State) -> _Written | None:
     return _Written(BLOCK_JOIN.join(parts), rows, header_lines, footnotes, sentences)
 
 
-def _block(unit: _Unit, state: _State) -> PackedBlock | None:
+def _block(unit: _Unit, state: _State, n_ranked: int) -> PackedBlock | None:
     written = _write(unit, state)
     if written is None:
         return None
@@ -422,7 +449,7 @@ def _block(unit: _Unit, state: _State) -> PackedBlock | None:
         key=first.key,
         unit_id=first.unit_id,
         kind=first.kind,
-        ranks=[r.rank for r in unit.readings],
+        ranks=[r.rank for r in unit.readings if r.rank < n_ranked],
         text=written.text,
         score=state.score,
         caption=unit.caption if state.caption else None,

@@ -1,4 +1,5 @@
-"""``with_unit_pieces``: the ranked chunks, then the other pieces of their units (or tables), each once."""
+"""``pack(..., pieces=)``: the ranked units' other pieces become candidates of their units, each once, after what
+ranked."""
 
 from __future__ import annotations
 
@@ -7,34 +8,66 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from packdocs import SEGMENTS
 
-from docling_evidence import EvidenceChunker, with_unit_pieces
+from docling_evidence import EvidenceChunker
+from docling_evidence.pack.expand import other_pieces
 from docling_evidence.pack.segments import group_key
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 ARMS = ("evidence_chunks", "hybrid_chunks", "hybrid_markdown_chunks")
 
 
+def _content(packed: Any) -> list[tuple[Any, ...]]:
+    return [(b.key, b.text, b.rows, b.sentences, b.footnotes) for b in packed.blocks]
+
+
 @SETTINGS
 @given(data=st.data())
 @pytest.mark.parametrize("arm", ARMS)
-def test_the_ranked_chunks_lead_and_each_of_their_units_other_pieces_follows_once(
+def test_other_pieces_are_the_ranked_units_chunks_that_did_not_rank(
     request: pytest.FixtureRequest, arm: str, data: st.DataObject
 ) -> None:
     chunks: list[Any] = request.getfixturevalue(arm)
     order = data.draw(st.lists(st.integers(0, len(chunks) - 1), max_size=8))
     ranked = [chunks[k] for k in order]
-    out = with_unit_pieces(ranked, chunks)
-    assert out[: len(ranked)] == ranked
     keys = {group_key(c) for c in ranked} - {None}
-    added = out[len(ranked) :]
-    # what is added: exactly the chunks of the ranked units that did not rank, in document order
     expected = [c for c in chunks if group_key(c) in keys and all(c is not r for r in ranked)]
-    assert added == expected
-    assert all(group_key(c) is not None for c in added), "a text chunk is a unit of its own: nothing is added for it"
+    assert other_pieces(ranked, chunks) == expected
+    assert all(group_key(c) is not None for c in expected), "a text chunk is a unit of its own: nothing is added"
 
 
-def test_a_row_no_ranked_piece_shows_is_delivered_once_the_unit_s_other_pieces_are_offered(
+@SETTINGS
+@given(data=st.data(), budget=st.integers(1, 700), terms=st.lists(st.sampled_from(SEGMENTS), max_size=3))
+@pytest.mark.parametrize("arm", ARMS)
+def test_a_leading_unit_that_fits_whole_as_ranked_is_delivered_as_without_the_other_pieces(
+    request: pytest.FixtureRequest, chunker: EvidenceChunker, arm: str, data: st.DataObject, budget: int,
+    terms: list[str],
+) -> None:  # fmt: skip
+    chunks: list[Any] = request.getfixturevalue(arm)
+    order = data.draw(st.lists(st.integers(0, len(chunks) - 1), min_size=1, max_size=8))
+    ranked = [chunks[k] for k in order]
+    query = " ".join(terms)
+    alone = chunker.pack(query, ranked, budget)
+    more = chunker.pack(query, ranked, budget, pieces=chunks)
+    assert more.tokens <= budget
+    # the blocks stay in ranking order (a unit where its first piece ranked), their ranks index the ranked chunks
+    first_rank = {}
+    for k, c in enumerate(ranked):
+        first_rank.setdefault(group_key(c) or f"#{k}", k)
+    assert [b.ranks[0] for b in more.blocks] == sorted(b.ranks[0] for b in more.blocks)
+    assert all(0 <= r < len(ranked) for b in more.blocks for r in b.ranks)
+    assert all(first_rank.get(b.key, b.ranks[0]) == b.ranks[0] for b in more.blocks)
+    whole = chunker.pack(query, ranked, 10**6)
+    if whole.blocks and alone.blocks and _content(alone)[:1] == _content(whole)[:1]:
+        # the first unit went whole as it ranked: its delivery is kept, its other pieces only add to it (a triplet
+        # row cut at a ranked piece's edge is completed by the piece that holds its other triplets)
+        first = more.blocks[0]
+        assert first.key == alone.blocks[0].key
+        assert {(r.index, r.label) for r in alone.blocks[0].rows} <= {(r.index, r.label) for r in first.rows}
+
+
+def test_a_row_no_ranked_piece_shows_is_delivered_from_the_unit_s_other_pieces(
     chunker: EvidenceChunker, evidence_chunks: list[Any]
 ) -> None:
     # the table's first piece ranked, and a text chunk: the row asked for is in another piece of the unit
@@ -43,11 +76,11 @@ def test_a_row_no_ranked_piece_shows_is_delivered_once_the_unit_s_other_pieces_a
     assert not any("Dairy farming" in c.text for c in (first, outlook))
     query = "What was the operating margin of Dairy farming?"
     alone = chunker.pack(query, [first, outlook], 256)
-    packed = chunker.pack(query, with_unit_pieces([first, outlook], evidence_chunks), 256)
+    packed = chunker.pack(query, [first, outlook], 256, pieces=evidence_chunks)
     assert "Dairy farming" not in alone.text
     assert "Dairy farming" in packed.text and packed.tokens <= 256
-    # the unit keeps its rank: its block still comes before the text chunk's
-    assert packed.blocks[0].unit_id == first.meta.unit_id
+    # the unit keeps its rank: its block still comes before the text chunk's, and cites only ranked chunks
+    assert packed.blocks[0].unit_id == first.meta.unit_id and packed.blocks[0].ranks == [0]
 
 
 def test_rows_that_score_nothing_come_from_the_better_ranked_piece_first(

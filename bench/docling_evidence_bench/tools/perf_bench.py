@@ -429,9 +429,9 @@ def pack_queries(chunks: list[Any], scorer: Callable[[str, Any], Any]) -> list[t
 def pack_cost(docs: list[Any]) -> dict[str, Any]:
     """CPU milliseconds per ``EvidenceChunker.pack`` call: median and 95th percentile over the queries of
     :func:`pack_queries`, per budget, on a fresh chunker (cold: every chunk read and counted) and warm; and the same
-    with the ranked units' other pieces added first (``with_unit_pieces``, timed with the call), as the retrievers
-    pack with a budget."""
-    from docling_evidence import EvidenceChunker, with_unit_pieces
+    with the ranked units' other pieces offered too (``pack(..., pieces=chunks)``), as the retrievers pack with a
+    budget."""
+    from docling_evidence import EvidenceChunker
     from docling_evidence.pack.scoring import lexical_scorer
 
     cases = []
@@ -442,14 +442,14 @@ def pack_cost(docs: list[Any]) -> dict[str, Any]:
     for budget in PACK_BUDGETS:
         times: dict[str, list[float]] = {"cold": [], "warm": [], "units_cold": [], "units_warm": []}
         for query, ranked, chunks in cases:
-            for prefix, given in (("", lambda r, _c: r), ("units_", with_unit_pieces)):
+            for prefix, pieces in (("", None), ("units_", chunks)):
                 chunker = EvidenceChunker()
                 start = time.process_time()
-                chunker.pack(query, given(ranked, chunks), budget)
+                chunker.pack(query, ranked, budget, pieces=pieces)
                 times[f"{prefix}cold"].append(1000 * (time.process_time() - start))
                 start = time.process_time()
                 for _ in range(5):
-                    chunker.pack(query, given(ranked, chunks), budget)
+                    chunker.pack(query, ranked, budget, pieces=pieces)
                 times[f"{prefix}warm"].append(1000 * (time.process_time() - start) / 5)
         results["budgets"][str(budget)] = {name: _quantiles(values) for name, values in times.items()}
     return results

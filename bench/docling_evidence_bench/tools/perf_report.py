@@ -21,8 +21,8 @@ def pack_markdown(pack: dict[str, Any], machine: str) -> str:
         f"table row over the fixtures, {pack['units']} ranked units each (the row's unit first, led by its "
         "caption/context piece), default lexical scorer; cold = a fresh chunker (every chunk read and its segments "
         "counted again; the scorer's word sets are cached per process), warm = the same chunks packed before. "
-        "Target: under 5 ms per query. `+ unit pieces`: the ranked units' other pieces added first "
-        "(`with_unit_pieces`, included in the time), as the retrievers pack with a budget.",
+        "Target: under 5 ms per query. `+ unit pieces`: the ranked units' other pieces offered too "
+        "(`pack(..., pieces=chunks)`), as the retrievers pack with a budget.",
         "",
         "| budget (tokens) | cold median | cold p95 | warm median | warm p95 | + unit pieces: warm median | warm p95 "
         "| met (warm medians) |",
