@@ -155,23 +155,37 @@ def pack(
 
 
 def _offer_order(packer: _Packer, cands: list[_Cand], scores: list[float]) -> list[int]:
-    """Deliver the whole units that lead the ranking (each taken as it is decided) and return the order in which the
-    other candidates are offered: the first unit that did not fit whole, its matching segments best first; then the
-    lower units' matching segments, best first with the rank discount; then what scores nothing, in ranking and
-    reading order.
+    """Deliver the whole units that lead the ranking (each taken as it is decided, what ranked of it; then the
+    matching segments of its pieces that did not rank, best first, before the next unit is decided) and return the
+    order in which the other candidates are offered: the first unit that did not fit whole, its matching segments
+    best first; then the lower units' matching segments, best first with the rank discount; then what scores
+    nothing, in ranking and reading order.
 
     The retriever's rank is the strongest evidence the packer has: a unit that fits whole is never cut for a lower
-    unit's rows, so the packed text holds at least what handing over whole units in ranking order would."""
+    unit's rows, so without other pieces the packed text holds at least what handing over whole units in ranking
+    order would; with them, the first unit's delivery is kept and completed before the next unit's."""
     by_unit: list[list[int]] = [[] for _ in packer.units]
     for i, cand in enumerate(cands):
         if not cand.extra:
             by_unit[cand.unit].append(i)  # reading order: rows in table order, footnotes, sentences
+    extras: list[list[int]] = [[] for _ in packer.units]
+    for i, cand in enumerate(cands):
+        if cand.extra:
+            extras[cand.unit].append(i)
+    offered: set[int] = set()
     cut = 0
     while cut < len(by_unit) and packer.take_whole(cut, [(cands[i], scores[i]) for i in by_unit[cut]]):
+        # a unit that went whole as it ranked is completed from its other pieces before the next unit is decided
+        for i in sorted((i for i in extras[cut] if scores[i] > 0), key=lambda i: (-scores[i], cands[i].pos)):
+            packer.offer(cands[i], scores[i])
+            offered.add(i)
         cut += 1
     # what is left: the units from the first that did not go whole, and every unit's pieces that did not rank
     left = sorted(
-        [*(i for u in range(cut, len(by_unit)) for i in by_unit[u]), *(i for i, c in enumerate(cands) if c.extra)],
+        [
+            *(i for u in range(cut, len(by_unit)) for i in by_unit[u]),
+            *(i for i, c in enumerate(cands) if c.extra and i not in offered),
+        ],
         key=lambda i: (cands[i].extra, cands[i].unit, cands[i].pos),
     )
     first = sorted(
