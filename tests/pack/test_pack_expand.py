@@ -81,6 +81,9 @@ def test_a_row_no_ranked_piece_shows_is_delivered_from_the_unit_s_other_pieces(
     assert "Dairy farming" in packed.text and packed.tokens <= 256
     # the unit keeps its rank: its block still comes before the text chunk's, and cites only ranked chunks
     assert packed.blocks[0].unit_id == first.meta.unit_id and packed.blocks[0].ranks == [0]
+    # the piece that ranked went whole (it fits), and the unit was completed before the text chunk was decided
+    assert {r.index for r in alone.blocks[0].rows} == set(range(*first.meta.rows))
+    assert set(range(*first.meta.rows)) < {r.index for r in packed.blocks[0].rows}
 
 
 def test_rows_that_score_nothing_come_from_the_better_ranked_piece_first(
@@ -97,3 +100,18 @@ def test_rows_that_score_nothing_come_from_the_better_ranked_piece_first(
     packed = chunker.pack("", [last, first], 90, scorer=nothing)
     taken = {r.index for b in packed.blocks for r in b.rows}
     assert taken and taken <= set(range(*last.meta.rows)), (taken, last.meta.rows)
+
+
+def test_the_top_unit_is_completed_from_its_other_pieces_before_a_lower_unit_goes_whole(
+    chunker: EvidenceChunker, evidence_chunks: list[Any]
+) -> None:
+    first = next(c for c in evidence_chunks if c.meta.kind == "table")
+    outlook = next(c for c in evidence_chunks if "capital spending" in c.text)
+    query = "What was the operating margin of Dairy farming? What about capital spending?"
+    # a budget both ranked chunks fill whole: without the other pieces there is no room for the row asked for
+    budget = chunker.pack(query, [first, outlook], 10**6).tokens
+    alone = chunker.pack(query, [first, outlook], budget)
+    packed = chunker.pack(query, [first, outlook], budget, pieces=evidence_chunks)
+    assert "Dairy farming" not in alone.text and "capital spending" in alone.text
+    assert "Dairy farming" in packed.text and packed.tokens <= budget
+    assert set(range(*first.meta.rows)) <= {r.index for r in packed.blocks[0].rows}
