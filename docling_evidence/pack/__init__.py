@@ -4,6 +4,7 @@
 chunk into selectable segments (``segments``: caption, header, whole rows, sentences, footnotes), scores them against
 the query (``scoring``: lexical and numeric overlap by default, any ``scorer(query, texts)`` otherwise) and fills the
 budget (``packer``), one block per unit in ranking order; the result (``evidence``) lists what was used for citing.
+``expand`` finds the ranked units' other pieces (``pack(..., pieces=)``), grouped as ``segments`` groups chunks.
 
 ``budget`` is the one check of a packing budget, also used by the retrievers' ``budget=``
 (``docling_evidence.integrations.packing``).
