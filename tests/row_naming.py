@@ -4,13 +4,14 @@ of the splitter's placement of context, independent of ``docling_evidence.tables
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from docling_evidence.tables.rows import TableRows
 from docling_evidence.text.words import numbers
 
 
 def rows_named_by_definition(text: str, rows: TableRows) -> tuple[int, ...]:
-    r"""The body rows ``text`` names, straight from the definition, one row at a time against every other row.
+    r"""The body rows ``text`` names, straight from the definition: each row against the counts over all rows.
 
     Row ``r`` is named by its label (the words of its label cells, caseless) appearing as consecutive whole words of
     the text, when the label has 3+ characters, at most 12 words, a letter, and no other row has the same label; or
@@ -26,20 +27,24 @@ def rows_named_by_definition(text: str, rows: TableRows) -> tuple[int, ...]:
         return numbers(text, inside_words=False, min_significant_digits=0, min_chars=3)
 
     text_words = re.findall(r"\w+", text.casefold())
+    labels = [label(row) for row in rows.body]
+    row_values = [values(" ".join(row[rows.label_cols :])) for row in rows.body]
+    # how many rows have each label, and hold each value: "no other row" is a count of one (counted once per row, so
+    # the oracle stays linear in the rows)
+    label_rows = Counter(tuple(own) for own in labels)
+    value_rows = Counter(v for vals in row_values for v in vals)
+    in_text = values(text)
     named = []
-    for r, row in enumerate(rows.body):
-        others = [other for o, other in enumerate(rows.body) if o != r]
-        own = label(row)
+    for r, own in enumerate(labels):
         phrase = " ".join(own)
         label_names = (
             len(phrase) >= 3
             and len(own) <= 12
             and any(ch.isalpha() for ch in phrase)
-            and all(label(other) != own for other in others)
+            and label_rows[tuple(own)] == 1
             and any(text_words[i : i + len(own)] == own for i in range(len(text_words)))
         )
-        other_values = set().union(*(values(" ".join(other[rows.label_cols :])) for other in others))
-        value_names = bool((values(" ".join(row[rows.label_cols :])) - other_values) & values(text))
+        value_names = any(value_rows[v] == 1 for v in row_values[r] & in_text)
         if label_names or value_names:
             named.append(r)
     return tuple(named) if len(named) <= 3 else ()
