@@ -122,9 +122,8 @@ def pack_flags(
     """
     flags: list[bool] = []
     tokens: list[int] = []
-    extra = {} if pieces is None else {"pieces": pieces}
     for budget in budgets:
-        packed = pack(question.question, list(chunks), budget, scorer=scorer, **extra)
+        packed = pack(question.question, list(chunks), budget, scorer=scorer, pieces=pieces)
         text = str(packed.text)
         tokens.append(count_tokens(text) if text else 0)
         flags.append(packed_hit(text, question))

@@ -86,7 +86,7 @@ class _Packed:
 def test_pack_flags_judges_each_budget_and_reports_the_tokens_it_took() -> None:
     calls: list[tuple[str, int, object]] = []
 
-    def pack(query: str, ranked: list[Any], budget: int, *, scorer: object = None) -> _Packed:
+    def pack(query: str, ranked: list[Any], budget: int, *, scorer: object = None, pieces: object = None) -> _Packed:
         calls.append((query, budget, scorer))
         return _Packed(PARA if budget >= 512 else "Revenue rose.")
 

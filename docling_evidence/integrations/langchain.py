@@ -310,18 +310,18 @@ class MaxPoolRetriever(BaseRetriever):
     ) -> list[Document]:
         """One Document per unit: its pieces among the candidates, packed with the others' within ``budget``."""
         pieces: list[tuple[Document, float | None]] = []
-        others: list[tuple[Document, float | None]] = []
+        others: list[Document] = []  # the units' pieces that were not among the candidates
         for unit in units:
             as_chunk = lambda hit, pid: (chunks[pid], hit[1])  # noqa: E731
-            unit_pieces = chunk_hits(unit, _view_of, lambda hit: piece_id(hit[0].metadata), as_chunk)
-            pieces += unit_pieces
+            ranked_hits = chunk_hits(unit, _view_of, lambda hit: piece_id(hit[0].metadata), as_chunk)
+            pieces += ranked_hits
             if self.unit_pieces and unit.has_unit_id:
-                ranked = [doc for doc, _ in unit_pieces]
-                others += [(doc, None) for doc in self._complete_pieces(ranked)[len(ranked) :]]
+                ranked = [doc for doc, _ in ranked_hits]
+                others += self._complete_pieces(ranked)[len(ranked) :]
         chunker = default_chunker(self.chunker)
         hints = view_hints((doc.page_content, _view_of((doc, None)) is not None) for doc, _ in hits)
         entries = [(doc.page_content, _docling_meta(doc)) for doc, _ in pieces]
-        more = [(doc.page_content, _docling_meta(doc)) for doc, _ in others]
+        more = [(doc.page_content, _docling_meta(doc)) for doc in others]
         packed = pack_pieces(chunker, query, entries, self.budget, hints, self.scorer, more)
         out: list[Document] = []
         for block in packed.blocks:

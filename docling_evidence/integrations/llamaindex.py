@@ -283,18 +283,17 @@ class MaxPoolPostprocessor(BaseNodePostprocessor):
         if query_bundle is None:
             raise ValueError("MaxPoolPostprocessor(budget=...) packs for a query: pass query_bundle (or query_str)")
         pieces: list[tuple[NodeWithScore, float | None]] = []
-        others: list[tuple[NodeWithScore, float | None]] = []
+        others: list[BaseNode] = []  # the units' pieces that were not among the candidates
         for unit in units:
             as_chunk = lambda hit, t: NodeWithScore(node=chunks[t], score=hit.score)  # noqa: E731
             unit_hits = chunk_hits(unit, _view_of, lambda hit: hit.node.node_id, as_chunk)
             pieces += [(hit, unit.score) for hit in unit_hits]
             if self.unit_pieces and unit.has_unit_id:
                 ranked = [hit.node for hit in unit_hits]
-                extra = self._complete_pieces(ranked)[len(ranked) :]
-                others += [(NodeWithScore(node=node, score=None), unit.score) for node in extra]
+                others += self._complete_pieces(ranked)[len(ranked) :]
         hints = view_hints((hit.node.get_content(MetadataMode.NONE), _view_of(hit) is not None) for hit in nodes)
         entries = [(hit.node.get_content(MetadataMode.NONE), hit.node.metadata) for hit, _ in pieces]
-        more = [(hit.node.get_content(MetadataMode.NONE), hit.node.metadata) for hit, _ in others]
+        more = [(node.get_content(MetadataMode.NONE), node.metadata) for node in others]
         chunker = default_chunker(self.chunker)
         packed = pack_pieces(chunker, query_bundle.query_str, entries, self.budget, hints, self.scorer, more)
         out: list[NodeWithScore] = []

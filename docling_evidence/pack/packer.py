@@ -164,14 +164,10 @@ def _offer_order(packer: _Packer, cands: list[_Cand], scores: list[float]) -> li
     The retriever's rank is the strongest evidence the packer has: a unit that fits whole is never cut for a lower
     unit's rows, so without other pieces the packed text holds at least what handing over whole units in ranking
     order would; with them, the first unit's delivery is kept and completed before the next unit's."""
-    by_unit: list[list[int]] = [[] for _ in packer.units]
+    by_unit: list[list[int]] = [[] for _ in packer.units]  # what ranked: rows in table order, footnotes, sentences
+    extras: list[list[int]] = [[] for _ in packer.units]  # what only pieces that did not rank show
     for i, cand in enumerate(cands):
-        if not cand.extra:
-            by_unit[cand.unit].append(i)  # reading order: rows in table order, footnotes, sentences
-    extras: list[list[int]] = [[] for _ in packer.units]
-    for i, cand in enumerate(cands):
-        if cand.extra:
-            extras[cand.unit].append(i)
+        (extras if cand.extra else by_unit)[cand.unit].append(i)
     offered: set[int] = set()
     cut = 0
     while cut < len(by_unit) and packer.take_whole(cut, [(cands[i], scores[i]) for i in by_unit[cut]]):
@@ -184,7 +180,7 @@ def _offer_order(packer: _Packer, cands: list[_Cand], scores: list[float]) -> li
     left = sorted(
         [
             *(i for u in range(cut, len(by_unit)) for i in by_unit[u]),
-            *(i for i, c in enumerate(cands) if c.extra and i not in offered),
+            *(i for unit_extras in extras for i in unit_extras if i not in offered),
         ],
         key=lambda i: (cands[i].extra, cands[i].unit, cands[i].pos),
     )

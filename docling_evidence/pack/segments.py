@@ -208,10 +208,15 @@ def group_key(chunk: Any) -> str | None:
     """What groups ``chunk`` with other chunks into one packed block: its ``unit_id``, else the first table it holds
     (HybridChunker's pieces of one table, told apart by document), else None (a chunk of its own)."""
     meta = getattr(chunk, "meta", None)
+    if getattr(meta, "unit_id", None):
+        return _group_key(meta, [])
+    return _group_key(meta, _items_and_tables(meta)[1])
+
+
+def _group_key(meta: Any, table_refs: list[str]) -> str | None:
     unit_id = getattr(meta, "unit_id", None) or None
     if unit_id:
         return str(unit_id)
-    _items, table_refs = _items_and_tables(meta)
     return f"table {_doc_key(getattr(meta, 'origin', None))}{table_refs[0]}" if table_refs else None
 
 
@@ -224,7 +229,7 @@ def read_chunk(chunk: Any, rank: int) -> Reading:
     kind_meta = getattr(meta, "kind", None)
     kind: Literal["table", "text"] = "table" if kind_meta == "table" or (kind_meta is None and table_refs) else "text"
     origin = getattr(meta, "origin", None)
-    key = group_key(chunk) or f"#{rank}"
+    key = _group_key(meta, table_refs) or f"#{rank}"
     reading = Reading(rank, key, unit_id, kind, table_refs=table_refs, items=items, roles=dict(roles))
     reading.origin = origin
     text = chunk.text
