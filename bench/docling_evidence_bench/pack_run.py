@@ -7,7 +7,10 @@ vector's chunk, as a plain vector store returns them). Packed (``pack@B``, :mod:
 ranking's first chunks handed to one ``EvidenceChunker.pack`` (the evidence arm's chunker at the run's limit) with
 each scorer, alone (input ``ranked``) and followed by the other pieces of their units (input ``ranked+units``,
  ``EvidenceChunker.pack(..., pieces=)``; HybridChunker's chunks grouped by the table they hold, the same rule for
-both arms). The results are plain JSON holding every per-question flag, so the report recomputes every number.
+both arms); or, input ``retriever``, what ``MaxPoolRetriever(k=depth, fetch_k=5 * depth, budget=B)`` hands it: the
+first ``depth`` units of the ranking pooled by unit (for HybridChunker every chunk is a unit), their other pieces,
+and the hints of the views among the fetched candidates (the library's own pooling and hint functions). The results
+are plain JSON holding every per-question flag, so the report recomputes every number.
 """
 
 from __future__ import annotations
@@ -24,7 +27,14 @@ from docling_evidence_bench.arms import ARM_DESCRIPTIONS, SAME_CHUNKS, build_arm
 from docling_evidence_bench.dataset import BenchDataset, QAItem
 from docling_evidence_bench.environment import environment
 from docling_evidence_bench.measures import BUDGETS, DEPTH, Outcome, rank_values
-from docling_evidence_bench.packed import PACK_BUDGETS, PACK_DEPTH, CosineScorer, pack_flags, ranked_chunk_ids
+from docling_evidence_bench.packed import (
+    PACK_BUDGETS,
+    PACK_DEPTH,
+    CosineScorer,
+    pack_flags,
+    ranked_chunk_ids,
+    retriever_input,
+)
 from docling_evidence_bench.retrieval import METHODS, Retriever
 from docling_evidence_bench.run import TokenEnds, _ArmIndex, _judge_arm, usable_questions
 
@@ -34,8 +44,9 @@ PACK_SCHEMA: str = "docling-evidence-pack-results/1"
 PACK_ARMS: tuple[str, ...] = ("hybrid", "evidence")
 """The control (HybridChunker's chunks through the packer) first, then ours."""
 
-PACK_INPUTS: tuple[str, ...] = ("ranked", "ranked+units")
-"""What the packer is given: the ranking's first chunks, or those followed by their units' other pieces."""
+PACK_INPUTS: tuple[str, ...] = ("ranked", "ranked+units", "retriever")
+"""What the packer is given: the ranking's first chunks, those followed by their units' other pieces, or what
+``MaxPoolRetriever(budget=B)`` gives it (the first units' chunks, their other pieces and the views' hints)."""
 
 SCORERS: tuple[str, ...] = ("lexical", "cosine")
 """``lexical``: the packer's default scorer; ``cosine``: the run's embedder."""
@@ -108,15 +119,23 @@ def _pack_arm(
     depth: int,
     pack_input: str,
 ) -> dict[str, Any]:
+    from docling_evidence.pack.scoring import hinted_scorer
+
     count = packer.tokenizer.count_tokens
+    texts = [r.embed_text for r in index.records]
     flags: list[list[bool]] = []
     tokens: list[list[int]] = []
     for qi, q in enumerate(questions):
         offset = index.offsets[q.doc_id]
-        ids = ranked_chunk_ids([index.target[int(g)] for g in ranking[qi]], depth)
+        used = scorer
+        if pack_input == "retriever":
+            ids, hints = retriever_input(ranking[qi], index.target, index.unit_of, texts, depth)
+            used = hinted_scorer(hints, scorer) if hints else scorer
+        else:
+            ids = ranked_chunk_ids([index.target[int(g)] for g in ranking[qi]], depth)
         chunks = [chunks_of[q.doc_id][g - offset] for g in ids]
-        pieces = chunks_of[q.doc_id] if pack_input == "ranked+units" else None
-        f, t = pack_flags(packer.pack, count, q, chunks, budgets, scorer, pieces=pieces)
+        pieces = chunks_of[q.doc_id] if pack_input != "ranked" else None
+        f, t = pack_flags(packer.pack, count, q, chunks, budgets, used, pieces=pieces)
         flags.append(f)
         tokens.append(t)
     return {

@@ -31,6 +31,9 @@ PACK_BUDGETS: tuple[int, ...] = (256, 512, 1024, 2048)
 PACK_DEPTH: int = 10
 """Chunks of a ranking handed to the packer: contextual compression's usual top 10."""
 
+RETRIEVER_FETCH_FACTOR: int = 5
+"""``fetch_k / k`` of the retriever input: ``MaxPoolRetriever``'s defaults fetch 20 candidates for 4 units."""
+
 Scorer = Callable[[str, Sequence[str]], Sequence[float]]
 """``scorer(query, texts) -> scores``, the packer's optional scorer."""
 
@@ -102,6 +105,31 @@ class CosineScorer:
 def ranked_chunk_ids(targets: Sequence[int], depth: int = PACK_DEPTH) -> list[int]:
     """The first ``depth`` distinct chunks a ranking points to, best first (a view ranks its chunk)."""
     return list(dict.fromkeys(targets))[:depth]
+
+
+def retriever_input(
+    hits: Sequence[int], target: Sequence[int], unit_of: Sequence[str], text_of: Sequence[str], k: int = PACK_DEPTH
+) -> tuple[list[int], dict[str, float]]:
+    """What ``MaxPoolRetriever(k=k, fetch_k=5 * k, budget=B)`` hands the packer for a ranking of vectors ``hits``
+    (record numbers, best first): the chunks of its first ``k`` units, each unit's best first (the library's
+    ``max_pool`` and ``chunk_hits``), and the hints of the views among the fetched candidates (``view_hints``).
+
+    ``target[g]`` is the chunk record a vector ``g`` retrieves (a view's is its chunk's, a chunk's is itself),
+    ``unit_of[g]`` its unit, ``text_of[g]`` its text (a view's hint is keyed by its text).
+    """
+    from docling_evidence.integrations.maxpool import chunk_hits, max_pool
+    from docling_evidence.integrations.packing import view_hints
+
+    fetched = [int(g) for g in hits[: k * RETRIEVER_FETCH_FACTOR]]
+    chunks: list[int] = []
+    for unit in max_pool(fetched, unit_of=lambda g: unit_of[g], k=k):
+        chunks += chunk_hits(
+            unit,
+            view_of=lambda g: str(target[g]) if target[g] != g else None,
+            chunk_key=lambda g: str(g),
+            as_chunk=lambda _g, chunk: int(chunk),
+        )
+    return chunks, view_hints((text_of[g], target[g] != g) for g in fetched)
 
 
 def pack_flags(

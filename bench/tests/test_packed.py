@@ -13,7 +13,14 @@ from docling_evidence_bench.cli import app
 from docling_evidence_bench.dataset import BenchDataset, QAItem
 from docling_evidence_bench.pack_report import packing_gain, paired_deltas, render_pack_report
 from docling_evidence_bench.pack_run import PACK_SCHEMA, run_pack_benchmark
-from docling_evidence_bench.packed import CosineScorer, key_sentence, pack_flags, packed_hit, ranked_chunk_ids
+from docling_evidence_bench.packed import (
+    CosineScorer,
+    key_sentence,
+    pack_flags,
+    packed_hit,
+    ranked_chunk_ids,
+    retriever_input,
+)
 from docs_builder import add_table
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -144,6 +151,10 @@ def _dataset() -> BenchDataset:
     return BenchDataset("tiny", {"r": _report_doc()}, questions)
 
 
+INPUTS = ("ranked", "ranked+units")
+"""The inputs that hand the packer its own scorer unchanged (the retriever input adds the views' hints)."""
+
+
 def test_both_arms_go_through_the_one_packer_with_the_same_scorer(monkeypatch: pytest.MonkeyPatch) -> None:
     seen: list[tuple[int, str, int, object]] = []
 
@@ -154,7 +165,9 @@ def test_both_arms_go_through_the_one_packer_with_the_same_scorer(monkeypatch: p
         return _Packed("\n".join(c.text for c in ranked))
 
     monkeypatch.setattr(EvidenceChunker, "pack", pack, raising=False)
-    results = run_pack_benchmark(_dataset(), max_tokens=256, methods=("bm25",), scorers=("lexical",), budgets=(64,))
+    results = run_pack_benchmark(
+        _dataset(), max_tokens=256, methods=("bm25",), scorers=("lexical",), budgets=(64,), inputs=INPUTS
+    )
     assert results["schema"] == PACK_SCHEMA
     assert len({s[0] for s in seen}) == 1  # one packer instance for every arm
     assert {s[1] for s in seen} == {"DocChunk", "EvidenceChunk"}  # HybridChunker's chunks and ours
@@ -168,6 +181,54 @@ def test_both_arms_go_through_the_one_packer_with_the_same_scorer(monkeypatch: p
     ]
     assert [r["input"] for r in results["runs"] if r["kind"] == "pack"] == ["ranked", "ranked+units"] * 2
     assert all(len(f) == 3 for r in results["runs"] for f in r["measures"].values())
+
+
+def test_the_retriever_input_pools_units_as_max_pool_retriever_does() -> None:
+    # records: chunks 0-3 (0, 1 pieces of unit "u"; 2 of "v"; 3 of "w"), views 4 -> 1 (of "u") and 5 -> 2 (of "v")
+    target = [0, 1, 2, 3, 1, 2]
+    unit_of = ["u", "u", "v", "w", "u", "v"]
+    texts = ["c0", "c1", "c2", "c3", "row of c1", "sentence of c2"]
+    # ranking: the view of piece 1 first, then chunk 3, the view of 2, piece 0, chunk 2 itself
+    chunks, hints = retriever_input([4, 3, 5, 0, 2], target, unit_of, texts, k=2)
+    # two units: "u" (its best hit's chunk, then its other ranked piece), then "w"; "v" is the third unit
+    assert chunks == [1, 0, 3]
+    # every view among the fetched candidates hints, the better ranked weighing more
+    assert set(hints) == {"row of c1", "sentence of c2"}
+    assert hints["row of c1"] > hints["sentence of c2"]
+    # only the first 5 * k vectors are fetched: a view below them gives no hint, its unit does not rank
+    chunks, hints = retriever_input([3, 0, 2, 1, 0, 1, 3, 0, 1, 2, 3, 5], target, unit_of, texts, k=2)
+    assert chunks == [3, 0, 1] and hints == {}
+
+
+def test_for_chunks_without_units_the_retriever_input_is_the_first_distinct_chunks() -> None:
+    # HybridChunker's records: every chunk its own unit, no view
+    target = list(range(30))
+    unit_of = [f"d:{i}" for i in range(30)]
+    ranking = [7, 3, 12, 0, *range(13, 30)]
+    chunks, hints = retriever_input(ranking, target, unit_of, [str(i) for i in target], k=10)
+    assert chunks == ranked_chunk_ids(ranking, 10) and hints == {}
+
+
+@needs_packer
+def test_the_retriever_input_hands_the_packer_the_views_hints_and_the_units_pieces(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    seen: list[tuple[str, object, object]] = []
+
+    def pack(
+        self: EvidenceChunker, query: str, ranked: Any, budget: int, *, scorer: object = None, pieces: object = None
+    ) -> _Packed:
+        seen.append((type(ranked[0]).__name__, scorer, pieces))
+        return _Packed("\n".join(c.text for c in ranked))
+
+    monkeypatch.setattr(EvidenceChunker, "pack", pack, raising=False)
+    results = run_pack_benchmark(
+        _dataset(), max_tokens=256, methods=("bm25",), scorers=("lexical",), budgets=(64,), inputs=("retriever",)
+    )
+    assert [r["input"] for r in results["runs"] if r["kind"] == "pack"] == ["retriever"] * 2
+    ours = [s for s in seen if s[0] == "EvidenceChunk"]
+    assert ours and all(callable(scorer) and pieces for _, scorer, pieces in ours)  # hinted, with the unit pieces
+    assert all(scorer is None and pieces for kind, scorer, pieces in seen if kind == "DocChunk")  # no view, no hint
 
 
 @needs_packer
