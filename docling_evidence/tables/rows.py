@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from docling_core.transforms.serializer.base import BaseDocSerializer
@@ -153,15 +154,53 @@ def _grid(
     return slots, col_header, row_header
 
 
+MAX_INFERRED_HEADER_ROWS = 3
+"""The most leading rows read as a header when Docling marked none (:func:`inferred_header_rows`)."""
+
+MAX_HEADER_CELL_WORDS = 12
+"""The most words a cell of an inferred header row holds: column headers are labels, not sentences or entries."""
+
+
+def _reads_as_header(row: Sequence[str]) -> bool:
+    """Whether a row can head columns: it holds text, no value cell, and only short cells."""
+    return (
+        any(row)
+        and not any(_is_value(cell) for cell in row)
+        and all(len(cell.split()) <= MAX_HEADER_CELL_WORDS for cell in row)
+    )
+
+
+def _is_value(cell: str) -> bool:
+    """Whether a cell reads as a value: it holds a digit and at most one letter ("345", "39.1c", "1*", "0.12±0.02",
+    "n 53"), not a label that mentions a number ("95% C.I.", "10 min", "Kma (mM)")."""
+    return any(ch.isdigit() for ch in cell) and sum(ch.isalpha() for ch in cell) <= 1
+
+
+def inferred_header_rows(texts: Sequence[Sequence[str]]) -> int:
+    """How many leading rows of a table read as its header when Docling marked no ``column_header`` cell (HTML
+    tables written with ``<td>`` only, JATS tables without ``<thead>``): the leading run, at most
+    :data:`MAX_INFERRED_HEADER_ROWS` rows, of rows that hold text, no value cell and no cell over
+    :data:`MAX_HEADER_CELL_WORDS` words (a table of contents' "Notices . . . . | vii" is an entry), when at least
+    twice as many rows follow it and at least half of them hold a value (as ``csv.Sniffer.has_header`` tells a header
+    by the rows under it). 0 otherwise: a table of text alone, whose first row holds a value ("| | 2019 | 2018 |"), or
+    whose body rows mostly hold none ("n.d", "–"), keeps every row in its body."""
+    n = 0
+    while n < min(MAX_INFERRED_HEADER_ROWS, len(texts) - 1) and _reads_as_header(texts[n]):
+        n += 1
+    below = texts[n:]
+    valued = sum(1 for row in below if any(_is_value(cell) for cell in row))
+    return n if n and len(below) >= 2 * n and 2 * valued >= len(below) else 0
+
+
 def table_rows(table: TableItem, doc: DoclingDocument, cell_serializer: BaseDocSerializer | None = None) -> TableRows:
     """Read a ``TableItem`` into :class:`TableRows`.
 
     The header is the leading run of grid rows holding at least one ``column_header`` cell (as docling-core's Markdown
-    serializer decides it); a table with no such cell has no header rows, and a table made only of header rows has
-    them all as body rows. A table whose cells cannot be laid on a grid
-    (no rows or columns) gives empty rows. Rich cells are written by ``cell_serializer`` (default: a
-    :func:`rich_cell_serializer` made for this call; reading many tables, pass one or use :class:`RowReader`), except
-    the tables nested in them, which are flattened by :func:`nested_table_text`.
+    serializer decides it); in a table with no such cell, the leading rows that read as a header
+    (:func:`inferred_header_rows`); a table made only of header rows has them all as body rows. A table whose cells
+    cannot be laid on a grid (no rows or columns) gives empty rows. Rich cells are written by ``cell_serializer``
+    (default: a :func:`rich_cell_serializer` made for this call; reading many tables, pass one or use
+    :class:`RowReader`), except the tables nested in them, which are flattened by :func:`nested_table_text`.
     """
     data = table.data
     if data.num_rows <= 0 or data.num_cols <= 0:
@@ -175,9 +214,11 @@ def table_rows(table: TableItem, doc: DoclingDocument, cell_serializer: BaseDocS
             n_header += 1
         else:
             break
+    texts = [tuple(row) for row in slots]
+    if n_header == 0 and not any(any(flags) for flags in col_header):
+        n_header = inferred_header_rows(texts)
     if n_header == len(slots):
         n_header = 0  # a table of header cells only: its rows are its content, not a header to repeat
-    texts = [tuple(row) for row in slots]
     body_flags = row_header[n_header:]
     label_cols = 0
     for col in range(data.num_cols):

@@ -120,14 +120,16 @@ def test_repeated_flagged_header_is_merged_and_dropped() -> None:
 
 
 def test_repeated_unflagged_header_is_dropped() -> None:
-    """Neither part has flagged header cells; the next part starts with the first part's first row."""
+    """Neither part has flagged header cells; the next part starts with the first part's first row, which reads as
+    the header of both (text above rows of values): the joined table has it once, as its header."""
     doc = two_part_doc(header_a=(), body_a=[HEADER[0], *body(0, 6)], body_b=[HEADER[0], *body(6, 5)])
     assert verdict(doc) == Verdict(True, "continued", 1)
     index = build_index(doc)
     rows = [table_rows(t, doc) for t in index.items if isinstance(t, TableItem)]
     joined, starts = join_rows(rows, (0, 1))
-    assert [r[0] for r in joined.body] == ["Licence", *(f"R{i:04d}" for i in range(11))]
-    assert starts == (0, 7)
+    assert joined.header == (tuple(HEADER[0]),)
+    assert [r[0] for r in joined.body] == [f"R{i:04d}" for i in range(11)]
+    assert starts == (0, 6)
 
 
 def test_header_matching_ignores_case_and_spacing() -> None:

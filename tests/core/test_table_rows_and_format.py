@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import get_args
 
+import pytest
 from docling_core.types.doc import DocItemLabel, DoclingDocument, TableData
 from docs_builder import table_data
 from hypothesis import HealthCheck, given, settings
@@ -19,7 +20,7 @@ from docling_evidence.tables.formats import (
     TableFormatName,
     column_label,
 )
-from docling_evidence.tables.rows import table_rows
+from docling_evidence.tables.rows import inferred_header_rows, table_rows
 from docling_evidence.tables.serializer import EvidenceSerializerProvider, render_table, table_layout
 
 
@@ -76,6 +77,66 @@ def test_table_without_header_cells_has_only_body_rows() -> None:
     assert rows.header == () and len(rows.body) == 2
     for name, fmt in TABLE_FORMATS.items():
         assert fmt.header_lines(rows.header, (0, 1)) == [], name
+
+
+def test_unflagged_text_rows_above_rows_of_values_read_as_the_header() -> None:
+    # a JATS or <td>-only HTML table: two header rows Docling did not mark, then rows of values
+    grid = [
+        ["District", "Goats", "Goats", "Sheep"],
+        ["", "n", "95% C.I.", "n"],
+        ["Mocuba", "59", "0.0, 4.9", "181"],
+        ["Mopeia", "53", "37.6, 63.8", "14"],
+        ["Morrumbala", "61", "n.d", "–"],
+        ["Nicoadala", "52", "7.1, 20.2", "22"],
+    ]
+    doc = DoclingDocument(name="d")
+    rows = table_rows(doc.add_table(data=table_data([], grid)), doc)
+    assert rows.header == (tuple(grid[0]), tuple(grid[1]))
+    assert rows.body == tuple(tuple(r) for r in grid[2:])
+
+
+def test_flagged_headers_are_never_second_guessed() -> None:
+    doc = DoclingDocument(name="d")
+    rows = table_rows(doc.add_table(data=table_data([["Name", "Role"]], [["Protein", "Kma"], ["LipC", "0.18"]])), doc)
+    assert rows.header == (("Name", "Role"),)  # the flagged row only, although the next one holds no value
+
+
+@pytest.mark.parametrize(
+    ("grid", "header"),
+    [
+        ([["", "2019", "2018"], ["Revenue", "1,496.5", "1,302.0"]], 0),  # a first row of years holds values
+        ([["Term", "Meaning"], ["MLT", "mean lysis time"], ["SD", "standard deviation"]], 0),  # text only
+        ([["Name", "Count"]], 0),  # one row: its content
+        ([["Protein", "Count"], ["LipC", "n.d"], ["LipI", "n.d"], ["LipF", "12"]], 0),  # most rows below hold no value
+        ([["a"], ["b"], ["c"], ["d"], ["1"], ["2"], ["3"], ["4"], ["5"]], 3),  # at most three rows
+        ([["", ""], ["x", "10 min"], ["y", "1*"]], 0),  # an empty first row is not a header
+        ([["Strain", "MLT (min)"], ["IN61", "45.7"], ["IN62", "39.1c"]], 1),  # one letter beside digits: a value
+        (
+            [
+                ["Notices " + ". " * 40, ". vii"],
+                ["Preface " + ". " * 40, "xi"],
+                ["Chapter 1 " + ". " * 40, "1"],
+                ["Chapter 2 " + ". " * 40, "7"],
+                ["Chapter 3 " + ". " * 40, "19"],
+                ["Index " + ". " * 40, "31"],
+            ],
+            0,
+        ),  # entries
+    ],
+)
+def test_a_header_is_inferred_only_above_rows_of_values(grid: list[list[str]], header: int) -> None:
+    assert inferred_header_rows(grid) == header
+
+
+@given(st.lists(st.lists(st.sampled_from(["", "a", "Total", "12", "3.5c", "95% C.I.", "n"]), min_size=2, max_size=2),
+                max_size=8))  # fmt: skip
+def test_an_inferred_header_keeps_every_row_once_in_order(grid: list[list[str]]) -> None:
+    doc = DoclingDocument(name="d")
+    if not grid:
+        return
+    rows = table_rows(doc.add_table(data=table_data([], grid)), doc)
+    assert [*rows.header, *rows.body] == [tuple(r) for r in grid]
+    assert len(rows.header) <= 3 and (rows.body or not rows.header)
 
 
 def test_empty_table_has_no_rows() -> None:
