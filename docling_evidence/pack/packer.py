@@ -2,13 +2,15 @@
 
 The retrieved chunks are read (``segments``) and grouped by unit, each unit once, at its first rank; pieces of a unit
 found later in the ranking join its block. Every row, sentence and footnote is scored against the query (one scorer
-call). The retriever's order is trusted first: units are delivered whole, in ranking order, while each fits whole in
-what is left. The first unit that does not fit gets its matching rows and sentences, best first, before any lower unit;
-then the lower units' matching segments are taken best first (a unit's rank lowers its scores a little, so among
-equals the better-ranked unit wins); what scores nothing fills what is left, in ranking and reading order. A row comes
-with its unit's caption and header lines, and with the footnotes that change what its numbers mean (units, scale,
-currency, percentages, restatements), or not at all; a sentence of a table unit comes with the caption when it fits.
-The text is counted exactly at the end and trimmed, last taken first, if the estimate was short.
+call); rows also get a second hop, their lexical match with the best-scoring sentences (:func:`bridged_scores`), so a
+row that a question names only through what a paragraph says of it is found. The retriever's order is trusted first:
+units are delivered whole, in ranking order, while each fits whole in what is left. The first unit that does not fit
+gets its matching rows and sentences, best first, before any lower unit; then the lower units' matching segments are
+taken best first (a unit's rank lowers its scores a little, so among equals the better-ranked unit wins); what scores
+nothing fills what is left, in ranking and reading order. A row comes with its unit's caption and header lines, and with
+the footnotes that change what its numbers mean (units, scale, currency, percentages, restatements), or not at all; a
+sentence of a table unit comes with the caption when it fits. The text is counted exactly at the end and trimmed, last
+taken first, if the estimate was short.
 """
 
 from __future__ import annotations
@@ -26,6 +28,12 @@ from docling_evidence.pack.segments import Reading, Row, Sentence, at_rank, read
 
 RANK_DISCOUNT = 0.1
 """A unit's scores are divided by ``1 + RANK_DISCOUNT * rank``: the retriever's order breaks near ties."""
+
+BRIDGE_SENTENCES = 2
+"""How many of the best-scoring sentences the rows are also scored against (:func:`bridged_scores`)."""
+
+BRIDGE_WEIGHT = 0.5
+"""What the rows' second hop adds at most, as a share of the best score of any candidate."""
 
 MAX_COUNT_MEMO = 50_000
 """Token counts kept between calls (per chunker); the memo is cleared when it grows past this."""
@@ -147,11 +155,36 @@ def pack(
     extra = [] if pieces is None else other_pieces(ranked, pieces)
     units = _units([memo.reading(chunk, k) for k, chunk in enumerate([*ranked, *extra])], len(ranked))
     cands = _candidates(units, len(ranked))
-    scores = checked_scores(scorer or lexical_scorer, query, [_score_text(c) for c in cands])
+    scores = bridged_scores(cands, checked_scores(scorer or lexical_scorer, query, [_score_text(c) for c in cands]))
     packer = _Packer(units, budget, _Counter(count, memo.counts), len(ranked))
     for i in _offer_order(packer, cands, scores):
         packer.offer(cands[i], scores[i])
     return packer.result(query, len(cands))
+
+
+def bridged_scores(cands: Sequence[_Cand], scores: Sequence[float]) -> list[float]:
+    """``scores`` with a second hop for the rows: a question may name its row only through what a paragraph says of
+    it ("the split the authors call particularly challenging"); the query then matches the paragraph's sentence, and
+    the sentence names the row (its label, its numbers). Each row also gets the lexical score of its text against the
+    :data:`BRIDGE_SENTENCES` best-scoring sentences, scaled so that the best such row gains :data:`BRIDGE_WEIGHT` x
+    the best score of any candidate: a row that matches nothing but what the best sentences say rises above the rows
+    that match nothing at all, and a row that matches the query itself as well as the best candidate stays first.
+    Nothing changes without a sentence that scores or a row that shares a word or number with one."""
+    out = [float(s) for s in scores]
+    sentences = sorted(
+        (i for i, c in enumerate(cands) if c.kind == "sentence" and out[i] > 0), key=lambda i: (-out[i], i)
+    )[:BRIDGE_SENTENCES]
+    rows = [i for i, c in enumerate(cands) if c.kind == "row"]
+    if not sentences or not rows:
+        return out
+    hop = lexical_scorer(" ".join(cands[i].item.text for i in sentences), [_score_text(cands[i]) for i in rows])
+    top_hop = max(hop)
+    if not top_hop > 0:
+        return out
+    scale = BRIDGE_WEIGHT * max(out) / top_hop
+    for i, h in zip(rows, hop, strict=True):
+        out[i] += scale * h
+    return out
 
 
 def _offer_order(packer: _Packer, cands: list[_Cand], scores: list[float]) -> list[int]:
