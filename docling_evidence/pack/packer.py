@@ -155,21 +155,23 @@ def pack(
     extra = [] if pieces is None else other_pieces(ranked, pieces)
     units = _units([memo.reading(chunk, k) for k, chunk in enumerate([*ranked, *extra])], len(ranked))
     cands = _candidates(units, len(ranked))
-    scores = bridged_scores(cands, checked_scores(scorer or lexical_scorer, query, [_score_text(c) for c in cands]))
+    texts = [_score_text(c) for c in cands]
+    scores = bridged_scores(cands, checked_scores(scorer or lexical_scorer, query, texts), texts)
     packer = _Packer(units, budget, _Counter(count, memo.counts), len(ranked))
     for i in _offer_order(packer, cands, scores):
         packer.offer(cands[i], scores[i])
     return packer.result(query, len(cands))
 
 
-def bridged_scores(cands: Sequence[_Cand], scores: Sequence[float]) -> list[float]:
+def bridged_scores(cands: Sequence[_Cand], scores: Sequence[float], texts: Sequence[str] | None = None) -> list[float]:
     """``scores`` with a second hop for the rows: a question may name its row only through what a paragraph says of
     it ("the split the authors call particularly challenging"); the query then matches the paragraph's sentence, and
     the sentence names the row (its label, its numbers). Each row also gets the lexical score of its text against the
     :data:`BRIDGE_SENTENCES` best-scoring sentences, scaled so that the best such row gains :data:`BRIDGE_WEIGHT` x
     the best score of any candidate: a row that matches nothing but what the best sentences say rises above the rows
     that match nothing at all, and a row that matches the query itself as well as the best candidate stays first.
-    Nothing changes without a sentence that scores or a row that shares a word or number with one."""
+    Nothing changes without a sentence that scores or a row that shares a word or number with one. ``texts``: the
+    candidates' scored texts, when the caller has them already."""
     out = [float(s) for s in scores]
     sentences = sorted(
         (i for i, c in enumerate(cands) if c.kind == "sentence" and out[i] > 0), key=lambda i: (-out[i], i)
@@ -177,7 +179,8 @@ def bridged_scores(cands: Sequence[_Cand], scores: Sequence[float]) -> list[floa
     rows = [i for i, c in enumerate(cands) if c.kind == "row"]
     if not sentences or not rows:
         return out
-    hop = lexical_scorer(" ".join(cands[i].item.text for i in sentences), [_score_text(cands[i]) for i in rows])
+    scored = texts if texts is not None else [_score_text(c) for c in cands]
+    hop = lexical_scorer(" ".join(cands[i].item.text for i in sentences), [scored[i] for i in rows])
     top_hop = max(hop)
     if not top_hop > 0:
         return out
