@@ -163,7 +163,7 @@ def pack(
     return packer.result(query, len(cands))
 
 
-def bridged_scores(cands: Sequence[_Cand], scores: Sequence[float], texts: Sequence[str] | None = None) -> list[float]:
+def bridged_scores(cands: Sequence[_Cand], scores: Sequence[float], texts: Sequence[str]) -> list[float]:
     """``scores`` with a second hop for the rows: a question may name its row only through what a paragraph says of
     it ("the split the authors call particularly challenging"); the query then matches the paragraph's sentence, and
     the sentence names the row (its label, its numbers). Each row also gets the lexical score of its text against the
@@ -171,7 +171,7 @@ def bridged_scores(cands: Sequence[_Cand], scores: Sequence[float], texts: Seque
     the best score of any candidate: a row that matches nothing but what the best sentences say rises above the rows
     that match nothing at all, and a row that matches the query itself as well as the best candidate stays first.
     Nothing changes without a sentence that scores or a row that shares a word or number with one. ``texts``: the
-    candidates' scored texts, when the caller has them already."""
+    candidates' texts as the query scorer saw them."""
     out = [float(s) for s in scores]
     sentences = sorted(
         (i for i, c in enumerate(cands) if c.kind == "sentence" and out[i] > 0), key=lambda i: (-out[i], i)
@@ -179,8 +179,7 @@ def bridged_scores(cands: Sequence[_Cand], scores: Sequence[float], texts: Seque
     rows = [i for i, c in enumerate(cands) if c.kind == "row"]
     if not sentences or not rows:
         return out
-    scored = texts if texts is not None else [_score_text(c) for c in cands]
-    hop = lexical_scorer(" ".join(cands[i].item.text for i in sentences), [scored[i] for i in rows])
+    hop = lexical_scorer(" ".join(cands[i].item.text for i in sentences), [texts[i] for i in rows])
     top_hop = max(hop)
     if not top_hop > 0:
         return out

@@ -61,10 +61,11 @@ def test_bridged_scores_lift_the_named_row_below_the_best_match_and_change_nothi
         _Cand(1, "row", _row("Minimal"), 1),
         _Cand(1, "row", _row("Maximal"), 2),
     ]
-    scores = bridged_scores(cands, [4.0, 0.0, 0.0, 0.0])
+    texts = [sentence.text, *(c.item.score_text() for c in cands[1:])]
+    scores = bridged_scores(cands, [4.0, 0.0, 0.0, 0.0], texts)
     assert scores[0] == 4.0 and scores[1] == scores[3] == 0.0
     assert scores[2] == BRIDGE_WEIGHT * 4.0  # the best bridged row: BRIDGE_WEIGHT x the best score
     # no sentence scores: nothing changes; no row shares a word with the best sentences: nothing changes
-    assert bridged_scores(cands, [0.0, 1.0, 0.0, 0.0]) == [0.0, 1.0, 0.0, 0.0]
+    assert bridged_scores(cands, [0.0, 1.0, 0.0, 0.0], texts) == [0.0, 1.0, 0.0, 0.0]
     other = [_Cand(0, "sentence", Sentence("Nothing here.", "text", "#/texts/2", (1, 0), 0, (0, 13)), 0), *cands[1:]]
-    assert bridged_scores(other, [4.0, 1.0, 0.0, 0.0]) == [4.0, 1.0, 0.0, 0.0]
+    assert bridged_scores(other, [4.0, 1.0, 0.0, 0.0], ["Nothing here.", *texts[1:]]) == [4.0, 1.0, 0.0, 0.0]
