@@ -46,8 +46,13 @@ def row_split_items(
             group.clear()
 
     def fits_alone(cols: tuple[int, ...]) -> bool:
+        hdr = lay.group_header(parts, cols)
+        if not hdr and len(cols) > len(labels) + 1 and lay.splits_for_header(parts):
+            # the group's header is too big to show: fewer columns, each group under its header (a row without
+            # its column names reads as bare numbers); only one column whose header alone is too big goes without
+            return False
         line = fmt.row_line(row, cols, rows.header, rows.label_cols)
-        return lay.tokens(line) <= lay.room(oh, lay.group_header(parts, cols))
+        return lay.tokens(line) <= lay.room(oh, hdr)
 
     for c in values:
         if fits_alone((*labels, *group, c)):

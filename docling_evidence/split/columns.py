@@ -18,7 +18,7 @@ def is_wide(
 ) -> bool:
     """Whether the table is split by columns: its header is repeated, has more than one column, and the typical row
     (at ``wide_row_quantile`` of the row costs) does not fit beside the whole header."""
-    if not (lay.repeat_table_header and header) or lay.omit_header_on_overflow or parts.rows.num_cols <= 1:
+    if not (header and lay.splits_for_header(parts)):
         return False
     typical = sorted(line_tokens)[share_of(len(line_tokens), lay.params.wide_row_quantile)] if line_tokens else 0
     return typical > lay.room(oh, header)

@@ -181,6 +181,16 @@ class PieceLayout:
         for_widest = min(p.widest_rows_per_piece * widest, share_of(self.budget, p.row_room_max_share))
         return self.budget - max(for_widest, share_of(self.budget, p.row_room_min_share))
 
+    def splits_for_header(self, parts: UnitParts) -> bool:
+        """Whether a row too wide beside the header is split by columns so that each part shows its columns' header
+        (the header is repeated and has more than one column); with ``omit_header_on_overflow`` it goes without."""
+        return (
+            self.repeat_table_header
+            and bool(parts.rows.header)
+            and not self.omit_header_on_overflow
+            and parts.rows.num_cols > 1
+        )
+
     def repeated_header(self, parts: UnitParts) -> tuple[str, ...]:
         """The header lines a piece without rows shows (a piece of context or footnotes), so that every piece of the
         table shows its header (with ``repeat_table_header``): none when they take more than the header's room."""

@@ -411,6 +411,23 @@ def test_omit_header_on_overflow_sends_a_wide_row_without_the_header() -> None:
     assert len(default) == 2 and all(pc.has_header and pc.cols for pc in default)
 
 
+def test_a_row_too_wide_beside_a_header_over_half_the_piece_is_split_under_its_columns_header() -> None:
+    """The header (34 tokens) is over half the piece (60) yet fits beside the short rows; one row does not fit beside
+    it. That row is split into column groups, each under the header of its columns, rather than sent out as bare
+    numbers that no longer say what they measure; the other rows keep the whole header."""
+    header = (("Metric", *(f"heading {c} of quantity" for c in range(6))),)
+    short = tuple(str(c) for c in range(6))
+    body = (("alpha", *short), ("wide", *(f"{c}.7 million units" for c in range(6))), ("beta", *short))
+    p = parts(header, body)
+    pieces = ws_splitter(60).split(p)
+    check_rows(pieces, body, header, 1, p.fmt)
+    wide = [pc for pc in pieces if pc.rows == (1, 2)]
+    assert len(wide) == 2 and all(pc.has_header and pc.cols for pc in wide)
+    for pc in wide:
+        assert "\n".join(p.fmt.header_lines(header, pc.cols)) in pc.text
+    assert all(pc.has_header and pc.cols is None for pc in pieces if pc.rows != (1, 2))
+
+
 def test_header_too_wide_for_a_piece_is_shown_by_column_groups_never_cut() -> None:
     """With ``omit_header_on_overflow=True`` a header longer than a piece cannot go with any row: it gets pieces of its
     own, split between columns (never inside a cell), each a header-only table."""
