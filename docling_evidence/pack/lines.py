@@ -99,7 +99,9 @@ def piece_line_roles(
     for k, block in enumerate(blocks[caption_blocks:], start=caption_blocks):
         if k:
             tags.append("")
-        tag = prose.get(block)
+        # a cut paragraph's fragment is matched before the table: a one-line fragment would otherwise pass for a
+        # table of one row and no header, and the table block after it would lose its tags
+        tag = prose.get(block) or _fragment_of(block, prose, caption)
         if tag is not None:
             tags += _block_lines(block, tag)
             continue
@@ -108,18 +110,25 @@ def piece_line_roles(
             table_done = True
             tags += table
             continue
-        tags += _block_lines(block, _fragment_tag(block, caption, prose, header_only=has_header and not rows))
+        tags += _block_lines(block, _fragment_tag(block, caption, header_only=has_header and not rows))
     return tags
 
 
-def _fragment_tag(block: str, caption: str, prose: Mapping[str, str], *, header_only: bool) -> str:
-    """The tag of a block that is no whole known text: a fragment of a long footnote or paragraph cut over pieces,
-    or the header shown alone (the columns no row of the piece shows)."""
+def _fragment_of(block: str, prose: Mapping[str, str], caption: str) -> str | None:
+    """The tag of the known text ``block`` is part of: a fragment of a long footnote, paragraph or caption cut over
+    pieces (a caption too long to repeat is shown in fragments after its shortened form)."""
+    part = block.strip()
+    if not part:
+        return None
+    found = next((tag for text, tag in prose.items() if part in text), None)
+    return found if found is not None or part not in caption else "caption"
+
+
+def _fragment_tag(block: str, caption: str, *, header_only: bool) -> str:
+    """The tag of a block that is no known text nor the piece's table: a caption repeated after the first block, or
+    the header shown alone (the columns no row of the piece shows)."""
     if block == caption:
         return "caption"
-    found = next((tag for text, tag in prose.items() if block in text), None)
-    if found is not None:
-        return found
     return "header" if header_only else "text"
 
 

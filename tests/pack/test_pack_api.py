@@ -10,7 +10,7 @@ from typing import Any
 
 from docling_core.types.doc import DoclingDocument
 
-from docling_evidence import EvidenceChunker
+from docling_evidence import EvidenceChunker, bundled_tokenizer
 from docling_evidence.cite.check import check_answer
 
 REPO = Path(__file__).resolve().parents[2]
@@ -61,3 +61,45 @@ def test_a_caption_of_two_paragraphs_is_tagged_caption_and_the_row_keeps_its_tag
     tags = piece_line_roles(text, caption=caption, caption_shown=True, prose={}, rows=[0])
     assert len(tags) == len(text.split("\n"))
     assert tags == ["caption", "caption", "caption", "", "row 0"]
+
+
+def test_a_one_line_fragment_before_the_table_is_not_taken_for_its_row() -> None:
+    """A caption too long to repeat is shown shortened, then in fragments; a one-line fragment must keep its caption
+    tag rather than pass for a table of one row and no header, which would leave the real table lines untagged."""
+    from docling_evidence.pack.lines import piece_line_roles
+
+    caption = "Table 7: Distillation rates. We measure quality. However, larger teachers need larger students."
+    short = "Table 7: Distillation rates.  …"
+    fragment = "However, larger teachers need larger students."
+    text = f"{short}\n\n{fragment}\n\n| Model | Params |\n|---|---|\n| T5-Base | 223M |"
+    tags = piece_line_roles(text, caption=caption, caption_shown=True, prose={}, rows=[0], has_header=True)
+    assert tags == ["caption", "", "caption", "", "header", "header", "row 0"]
+    context = "The paragraph that explains the table. It is cut over two pieces."
+    text = f"{short}\n\nIt is cut over two pieces.\n\n| Model | Params |\n|---|---|\n| T5-Base | 223M |"
+    tags = piece_line_roles(text, caption=caption, caption_shown=True, prose={context: "context #/texts/3"}, rows=[0])
+    assert tags == ["caption", "", "context #/texts/3", "", "header", "header", "row 0"]
+
+
+def test_every_table_line_of_a_piece_is_tagged_as_the_table_under_a_caption_cut_over_pieces() -> None:
+    """End to end: a caption too long to repeat is cut over the pieces; in every piece each Markdown table line is
+    tagged ``header`` or ``row <i>`` and no other line is, so the packer finds the rows."""
+    from docs_builder import add_table
+
+    doc = DoclingDocument(name="long-caption")
+    sentences = " ".join(f"Sentence {k} describes the setting at length." for k in range(12))
+    caption = f"Table 1: Results of the models. {sentences}"
+    add_table(doc, [["Model", "Score"]], [[f"model {r}", f"{r}.5"] for r in range(6)], caption=caption)
+    chunks = list(EvidenceChunker(tokenizer=bundled_tokenizer(96)).chunk(doc))
+    table_chunks = [c for c in chunks if c.meta.kind == "table"]
+    assert len(table_chunks) > 1
+    rows_seen: list[int] = []
+    for c in table_chunks:
+        lines = c.text.split("\n")
+        roles = c.meta.line_roles
+        assert len(roles) == len(lines)
+        for line, role in zip(lines, roles, strict=True):
+            is_table_line = line.startswith("|")
+            assert is_table_line == (role == "header" or role.startswith("row ")), (line, role)
+            if role.startswith("row "):
+                rows_seen.append(int(role.split()[1]))
+    assert sorted(rows_seen) == list(range(6))
