@@ -24,7 +24,14 @@ if TYPE_CHECKING:
     from docling_evidence.document.convert import convert_path
     from docling_evidence.meta import EvidenceChunk, EvidenceMeta
     from docling_evidence.pack.evidence import PackedEvidence
-    from docling_evidence.params import ContextParams, EvidenceParams, PieceParams, SplitParams, UnitParams
+    from docling_evidence.params import (
+        ContextParams,
+        EvidenceParams,
+        PackParams,
+        PieceParams,
+        SplitParams,
+        UnitParams,
+    )
     from docling_evidence.pipeline import chunk_document, chunk_path
     from docling_evidence.tables.serializer import EvidenceSerializerProvider, EvidenceTableSerializer
     from docling_evidence.tokenizer import TokenizersTokenizer, bundled_tokenizer, load_tokenizer
@@ -47,6 +54,7 @@ _EXPORTS = {
     "ContextParams": "docling_evidence.params",
     "SplitParams": "docling_evidence.params",
     "PieceParams": "docling_evidence.params",
+    "PackParams": "docling_evidence.params",
 }
 
 __all__ = [
@@ -57,6 +65,7 @@ __all__ = [
     "EvidenceParams",
     "EvidenceSerializerProvider",
     "EvidenceTableSerializer",
+    "PackParams",
     "PackedEvidence",
     "PieceParams",
     "SplitParams",

@@ -527,7 +527,16 @@ class EvidenceChunker(BaseChunker):
         if self._pack_memo is None:
             self._pack_memo = PackMemo()
         count = self.tokenizer.count_tokens
-        return pack(query, ranked, budget, count=count, scorer=scorer, pieces=pieces, memo=self._pack_memo)
+        return pack(
+            query,
+            ranked,
+            budget,
+            count=count,
+            scorer=scorer,
+            pieces=pieces,
+            memo=self._pack_memo,
+            params=self.params.pack,
+        )
 
     def contextualize(self, chunk: BaseChunk) -> str:
         """The text to embed for ``chunk``: docling-core's (headings, then the text), except that a table piece holding

@@ -16,9 +16,18 @@ from pydantic.fields import FieldInfo
 
 from docling_evidence.assemble.params import PieceParams, UnitParams
 from docling_evidence.context.params import ContextParams
+from docling_evidence.pack.params import PackParams
 from docling_evidence.split.params import SplitParams
 
-__all__ = ["ContextParams", "EvidenceParams", "PieceParams", "SplitParams", "UnitParams", "parameters_markdown"]
+__all__ = [
+    "ContextParams",
+    "EvidenceParams",
+    "PackParams",
+    "PieceParams",
+    "SplitParams",
+    "UnitParams",
+    "parameters_markdown",
+]
 
 
 class EvidenceParams(BaseModel):
@@ -36,6 +45,9 @@ class EvidenceParams(BaseModel):
     split: SplitParams = Field(default_factory=SplitParams, description="How a unit is split into pieces.")
     pieces: PieceParams = Field(
         default_factory=PieceParams, description="How the chunker sizes context budgets and headings in pieces."
+    )
+    pack: PackParams = Field(
+        default_factory=PackParams, description="How EvidenceChunker.pack orders the evidence it delivers."
     )
 
 
@@ -76,6 +88,7 @@ _STAGES: tuple[tuple[str, type[BaseModel]], ...] = (
     ("context", ContextParams),
     ("split", SplitParams),
     ("pieces", PieceParams),
+    ("pack", PackParams),
 )
 
 

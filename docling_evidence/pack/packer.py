@@ -23,17 +23,9 @@ from typing import Any, Literal
 from docling_evidence.pack.budget import validate_budget
 from docling_evidence.pack.evidence import PackedBlock, PackedBox, PackedEvidence, PackedRow, PackedSentence
 from docling_evidence.pack.expand import other_pieces
+from docling_evidence.pack.params import PackParams
 from docling_evidence.pack.scoring import Scorer, checked_scores, lexical_scorer
 from docling_evidence.pack.segments import Reading, Row, Sentence, at_rank, read_chunk
-
-RANK_DISCOUNT = 0.1
-"""A unit's scores are divided by ``1 + RANK_DISCOUNT * rank``: the retriever's order breaks near ties."""
-
-BRIDGE_SENTENCES = 2
-"""How many of the best-scoring sentences the rows are also scored against (:func:`bridged_scores`)."""
-
-BRIDGE_WEIGHT = 0.5
-"""What the rows' second hop adds at most, as a share of the best score of any candidate."""
 
 MAX_COUNT_MEMO = 50_000
 """Token counts kept between calls (per chunker); the memo is cleared when it grows past this."""
@@ -135,10 +127,12 @@ def pack(
     scorer: Scorer | None = None,
     pieces: Iterable[Any] | None = None,
     memo: PackMemo | None = None,
+    params: PackParams | None = None,
 ) -> PackedEvidence:
     """Pack the evidence of ``ranked`` (best first) for ``query`` within ``budget`` tokens of ``count``.
 
     ``pieces``: where the ranked units' other pieces are found (:func:`~docling_evidence.pack.expand.other_pieces`).
+    ``params``: the packing rules (default :class:`~docling_evidence.pack.params.PackParams`).
     ``memo``: token counts and chunk readings to reuse between calls (a chunker keeps one). See
     ``EvidenceChunker.pack``.
 
@@ -156,26 +150,29 @@ def pack(
     units = _units([memo.reading(chunk, k) for k, chunk in enumerate([*ranked, *extra])], len(ranked))
     cands = _candidates(units, len(ranked))
     texts = [_score_text(c) for c in cands]
-    scores = bridged_scores(cands, checked_scores(scorer or lexical_scorer, query, texts), texts)
+    params = params if params is not None else PackParams()
+    scores = bridged_scores(cands, checked_scores(scorer or lexical_scorer, query, texts), texts, params)
     packer = _Packer(units, budget, _Counter(count, memo.counts), len(ranked))
-    for i in _offer_order(packer, cands, scores):
+    for i in _offer_order(packer, cands, scores, params.rank_discount):
         packer.offer(cands[i], scores[i])
     return packer.result(query, len(cands))
 
 
-def bridged_scores(cands: Sequence[_Cand], scores: Sequence[float], texts: Sequence[str]) -> list[float]:
+def bridged_scores(
+    cands: Sequence[_Cand], scores: Sequence[float], texts: Sequence[str], params: PackParams
+) -> list[float]:
     """``scores`` with a second hop for the rows: a question may name its row only through what a paragraph says of
     it ("the split the authors call particularly challenging"); the query then matches the paragraph's sentence, and
-    the sentence names the row (its label, its numbers). Each row also gets the lexical score of its text against the
-    :data:`BRIDGE_SENTENCES` best-scoring sentences, scaled so that the best such row gains :data:`BRIDGE_WEIGHT` x
-    the best score of any candidate: a row that matches nothing but what the best sentences say rises above the rows
-    that match nothing at all, and a row that matches the query itself as well as the best candidate stays first.
-    Nothing changes without a sentence that scores or a row that shares a word or number with one. ``texts``: the
-    candidates' texts as the query scorer saw them."""
+    the sentence names the row (its label, its numbers). Each row also gets the lexical score of its text against
+    the ``params.bridge_sentences`` best-scoring sentences, scaled so that the best such row gains
+    ``params.bridge_weight`` x the best score of any candidate: a row that matches nothing but what the best
+    sentences say rises above the rows that match nothing at all, and a row that matches the query itself as well as
+    the best candidate stays first. Nothing changes without a sentence that scores or a row that shares a word or
+    number with one. ``texts``: the candidates' texts as the query scorer saw them."""
     out = [float(s) for s in scores]
     sentences = sorted(
         (i for i, c in enumerate(cands) if c.kind == "sentence" and out[i] > 0), key=lambda i: (-out[i], i)
-    )[:BRIDGE_SENTENCES]
+    )[: params.bridge_sentences]
     rows = [i for i, c in enumerate(cands) if c.kind == "row"]
     if not sentences or not rows:
         return out
@@ -183,13 +180,13 @@ def bridged_scores(cands: Sequence[_Cand], scores: Sequence[float], texts: Seque
     top_hop = max(hop)
     if not top_hop > 0:
         return out
-    scale = BRIDGE_WEIGHT * max(out) / top_hop
+    scale = params.bridge_weight * max(out) / top_hop
     for i, h in zip(rows, hop, strict=True):
         out[i] += scale * h
     return out
 
 
-def _offer_order(packer: _Packer, cands: list[_Cand], scores: list[float]) -> list[int]:
+def _offer_order(packer: _Packer, cands: list[_Cand], scores: list[float], rank_discount: float) -> list[int]:
     """Deliver the whole units that lead the ranking (each taken as it is decided, what ranked of it; then the
     matching segments of its pieces that did not rank, best first, before the next unit is decided) and return the
     order in which the other candidates are offered: the first unit that did not fit whole, its matching segments
@@ -224,7 +221,7 @@ def _offer_order(packer: _Packer, cands: list[_Cand], scores: list[float]) -> li
     )
     lower = sorted(
         (i for i in left if cands[i].unit != cut and scores[i] > 0),
-        key=lambda i: (-scores[i] / (1 + RANK_DISCOUNT * cands[i].unit), cands[i].unit, cands[i].pos),
+        key=lambda i: (-scores[i] / (1 + rank_discount * cands[i].unit), cands[i].unit, cands[i].pos),
     )
     rest = [i for i in left if not scores[i] > 0]  # already in ranking and reading order
     return [*first, *lower, *rest]

@@ -5,8 +5,9 @@ from __future__ import annotations
 from docling_core.types.doc import DocItemLabel, DoclingDocument
 from docs_builder import add_table
 
-from docling_evidence import EvidenceChunker
-from docling_evidence.pack.packer import BRIDGE_WEIGHT, _Cand, bridged_scores
+from docling_evidence import EvidenceChunker, EvidenceParams
+from docling_evidence.pack.packer import _Cand, bridged_scores
+from docling_evidence.pack.params import PackParams
 from docling_evidence.pack.segments import Row, Sentence
 
 SPLITS = ["Upscale", "Maximal", "Minimal", "Original", "Downscale", "Balanced"]
@@ -47,6 +48,10 @@ def test_the_row_a_matching_sentence_names_is_packed_though_the_query_does_not_n
     rows = [r.label for b in packed.blocks for r in b.rows]
     assert rows == ["Minimal"], packed.text
     assert packed.tokens <= budget
+    # the chunker's params reach the packer: with the second hop turned off the table's first row takes that room
+    no_hop = EvidenceChunker(params=EvidenceParams(pack=PackParams(bridge_sentences=0)))
+    packed = no_hop.pack(QUESTION, list(no_hop.chunk(_paper())), budget)
+    assert [r.label for b in packed.blocks for r in b.rows] == ["Upscale"], packed.text
 
 
 def _row(label: str) -> Row:
@@ -62,10 +67,13 @@ def test_bridged_scores_lift_the_named_row_below_the_best_match_and_change_nothi
         _Cand(1, "row", _row("Maximal"), 2),
     ]
     texts = [sentence.text, *(c.item.score_text() for c in cands[1:])]
-    scores = bridged_scores(cands, [4.0, 0.0, 0.0, 0.0], texts)
+    params = PackParams()
+    scores = bridged_scores(cands, [4.0, 0.0, 0.0, 0.0], texts, params)
     assert scores[0] == 4.0 and scores[1] == scores[3] == 0.0
-    assert scores[2] == BRIDGE_WEIGHT * 4.0  # the best bridged row: BRIDGE_WEIGHT x the best score
-    # no sentence scores: nothing changes; no row shares a word with the best sentences: nothing changes
-    assert bridged_scores(cands, [0.0, 1.0, 0.0, 0.0], texts) == [0.0, 1.0, 0.0, 0.0]
+    assert scores[2] == params.bridge_weight * 4.0  # the best bridged row: bridge_weight x the best score
+    assert bridged_scores(cands, [4.0, 0.0, 0.0, 0.0], texts, PackParams(bridge_weight=0.25))[2] == 1.0
+    # the second hop turned off, no sentence that scores, no row sharing a word with the best sentences: no change
+    assert bridged_scores(cands, [4.0, 0.0, 0.0, 0.0], texts, PackParams(bridge_sentences=0)) == [4.0, 0.0, 0.0, 0.0]
+    assert bridged_scores(cands, [0.0, 1.0, 0.0, 0.0], texts, params) == [0.0, 1.0, 0.0, 0.0]
     other = [_Cand(0, "sentence", Sentence("Nothing here.", "text", "#/texts/2", (1, 0), 0, (0, 13)), 0), *cands[1:]]
-    assert bridged_scores(other, [4.0, 1.0, 0.0, 0.0], ["Nothing here.", *texts[1:]]) == [4.0, 1.0, 0.0, 0.0]
+    assert bridged_scores(other, [4.0, 1.0, 0.0, 0.0], ["Nothing here.", *texts[1:]], params) == [4.0, 1.0, 0.0, 0.0]
