@@ -30,6 +30,7 @@ if TYPE_CHECKING:
         PackParams,
         PieceParams,
         SplitParams,
+        TableParams,
         UnitParams,
     )
     from docling_evidence.pipeline import chunk_document, chunk_path
@@ -55,6 +56,7 @@ _EXPORTS = {
     "SplitParams": "docling_evidence.params",
     "PieceParams": "docling_evidence.params",
     "PackParams": "docling_evidence.params",
+    "TableParams": "docling_evidence.params",
 }
 
 __all__ = [
@@ -69,6 +71,7 @@ __all__ = [
     "PackedEvidence",
     "PieceParams",
     "SplitParams",
+    "TableParams",
     "TokenizersTokenizer",
     "UnitParams",
     "bundled_tokenizer",

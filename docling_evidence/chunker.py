@@ -262,6 +262,7 @@ class EvidenceChunker(BaseChunker):
             bbox_threshold=self.bbox_threshold,
             keep_context=self._similarity_gate(doc, paragraphs),
             cell_serializer=doc_ser,
+            tables=self.params.tables,
         )
 
     def _similarity_gate(
@@ -278,7 +279,8 @@ class EvidenceChunker(BaseChunker):
         gate = similarity_gate(self.sim_model, self.sim_threshold)
 
         def keep(table: TableItem, idxs: list[int]) -> list[bool]:
-            return gate(render_table(table_rows(table, doc), "markdown"), [paragraphs.text(i) for i in idxs])
+            rows = table_rows(table, doc, params=self.params.tables)
+            return gate(render_table(rows, "markdown"), [paragraphs.text(i) for i in idxs])
 
         return keep
 
@@ -336,7 +338,9 @@ class EvidenceChunker(BaseChunker):
         context never makes a table split that would fit whole."""
         if too_tall_to_fit(unit, self.max_tokens):
             return None
-        layout = table_layout(unit.tables, doc, doc_ser, self.table_format, unit.rows, unit.row_starts)
+        layout = table_layout(
+            unit.tables, doc, doc_ser, self.table_format, unit.rows, unit.row_starts, params=self.params.tables
+        )
         measure = self._measure()
         return context_room(unit, layout, measure.prefix(headings), measure, self.params.pieces)
 
@@ -440,7 +444,9 @@ class EvidenceChunker(BaseChunker):
                 "headings of %s leave too little room for the table: emitted without them", unit.table.self_ref
             )
             return self._unit_chunks(unit, doc, doc_ser, None, paragraphs, index)
-        layout = table_layout(unit.tables, doc, doc_ser, self.table_format, unit.rows, unit.row_starts)
+        layout = table_layout(
+            unit.tables, doc, doc_ser, self.table_format, unit.rows, unit.row_starts, params=self.params.tables
+        )
         shown = replace(unit, rows=layout.rows, row_starts=layout.row_starts)
         n_before = len(shown.context_before)
         context = [paragraphs.context_text(shown, k) for k in range(n_before + len(shown.context_after))]

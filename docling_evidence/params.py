@@ -18,6 +18,7 @@ from docling_evidence.assemble.params import PieceParams, UnitParams
 from docling_evidence.context.params import ContextParams
 from docling_evidence.pack.params import PackParams
 from docling_evidence.split.params import SplitParams
+from docling_evidence.tables.params import TableParams
 
 __all__ = [
     "ContextParams",
@@ -25,6 +26,7 @@ __all__ = [
     "PackParams",
     "PieceParams",
     "SplitParams",
+    "TableParams",
     "UnitParams",
     "parameters_markdown",
 ]
@@ -36,6 +38,9 @@ class EvidenceParams(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
+    tables: TableParams = Field(
+        default_factory=TableParams, description="How a table's header rows are found when Docling marked none."
+    )
     units: UnitParams = Field(
         default_factory=UnitParams, description="What a unit attaches to its table (captions, context, footnotes)."
     )
@@ -84,6 +89,7 @@ def move_legacy_switches(data: dict[str, Any]) -> dict[str, Any]:
 
 
 _STAGES: tuple[tuple[str, type[BaseModel]], ...] = (
+    ("tables", TableParams),
     ("units", UnitParams),
     ("context", ContextParams),
     ("split", SplitParams),

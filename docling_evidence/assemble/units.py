@@ -17,6 +17,7 @@ from docling_evidence.context.choose import build_context_index, choose_context,
 from docling_evidence.context.params import ContextParams
 from docling_evidence.document.index import DocIndex
 from docling_evidence.document.layout import horizontal_overlap, nearest_gap
+from docling_evidence.tables.params import DEFAULT_TABLE_PARAMS, TableParams
 from docling_evidence.tables.rows import RowReader, TableRows
 from docling_evidence.units.captions import CaptionMatch, build_caption_index, find_caption, table_label
 from docling_evidence.units.continuation import find_runs, join_rows
@@ -138,12 +139,15 @@ def is_unit_table(table: TableItem, rows: TableRows) -> bool:
 
 
 def unit_tables(
-    doc: DoclingDocument, index: DocIndex, cell_serializer: BaseDocSerializer | None = None
+    doc: DoclingDocument,
+    index: DocIndex,
+    cell_serializer: BaseDocSerializer | None = None,
+    params: TableParams = DEFAULT_TABLE_PARAMS,
 ) -> list[tuple[int, TableRows]]:
-    """``(reading position, rows)`` of every table of the body that becomes a unit (``is_unit_table``), in order.
-    Rich cells are written by ``cell_serializer`` (the chunker's, as HybridChunker writes them), else by
-    :func:`~docling_evidence.tables.rows.rich_cell_serializer`."""
-    read = RowReader(doc, cell_serializer)
+    """``(reading position, rows)`` of every table of the body that becomes a unit (``is_unit_table``), in order,
+    read by ``params``. Rich cells are written by ``cell_serializer`` (the chunker's, as HybridChunker writes them),
+    else by :func:`~docling_evidence.tables.rows.rich_cell_serializer`."""
+    read = RowReader(doc, cell_serializer, params)
     return [
         (pos, rows)
         for pos, item in enumerate(index.items)
@@ -224,6 +228,7 @@ class UnitRequest:
         keep_context: a gate over a table's context candidates (reading positions): which of them may be kept
             (the similarity gate). None keeps every candidate.
         cell_serializer: writes rich cells (:func:`unit_tables`).
+        tables: how the tables' header rows are found (:func:`unit_tables`).
     """
 
     count_text: Callable[[str], int]
@@ -234,6 +239,7 @@ class UnitRequest:
     bbox_threshold: float = 300.0
     keep_context: Callable[[TableItem, list[int]], list[bool]] | None = None
     cell_serializer: BaseDocSerializer | None = None
+    tables: TableParams = DEFAULT_TABLE_PARAMS
 
 
 def build_units(doc: DoclingDocument, index: DocIndex, request: UnitRequest) -> list[EvidenceUnit]:
@@ -258,7 +264,7 @@ def _units_without_context(
     parts = request.parts
     caption_owner: dict[str, str] = {}
     units: list[EvidenceUnit] = []
-    tables = unit_tables(doc, index, request.cell_serializer)
+    tables = unit_tables(doc, index, request.cell_serializer, request.tables)
     rows_at = dict(tables)
     runs = find_runs(doc, index, tables)[0] if request.merge_continued_tables else []
     run_of = {run.positions[0]: run for run in runs}

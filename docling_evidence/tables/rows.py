@@ -9,6 +9,8 @@ from docling_core.transforms.serializer.base import BaseDocSerializer
 from docling_core.types.doc import DoclingDocument, TableItem
 from docling_core.types.doc.document import NodeItem, RichTableCell
 
+from docling_evidence.tables.params import DEFAULT_TABLE_PARAMS, TableParams
+
 
 @dataclass(frozen=True)
 class TableRows:
@@ -56,17 +58,23 @@ def rich_cell_serializer(doc: DoclingDocument) -> BaseDocSerializer:
 class RowReader:
     """:func:`table_rows` for the tables of one document, with one rich-cell serializer made when first needed."""
 
-    def __init__(self, doc: DoclingDocument, cell_serializer: BaseDocSerializer | None = None) -> None:
-        """Read tables of ``doc``, writing rich cells with ``cell_serializer`` (default: one
+    def __init__(
+        self,
+        doc: DoclingDocument,
+        cell_serializer: BaseDocSerializer | None = None,
+        params: TableParams = DEFAULT_TABLE_PARAMS,
+    ) -> None:
+        """Read tables of ``doc`` by ``params``, writing rich cells with ``cell_serializer`` (default: one
         :func:`rich_cell_serializer`, made when a table first has a rich cell)."""
         self.doc = doc
+        self.params = params
         self._serializer = cell_serializer
 
     def __call__(self, table: TableItem) -> TableRows:
         """The rows of ``table`` (a table of ``doc``)."""
         if self._serializer is None and has_rich_cells(table):
             self._serializer = rich_cell_serializer(self.doc)
-        return table_rows(table, self.doc, self._serializer)
+        return table_rows(table, self.doc, self._serializer, params=self.params)
 
 
 NESTED_CELL_SEP = ", "
@@ -154,19 +162,12 @@ def _grid(
     return slots, col_header, row_header
 
 
-MAX_INFERRED_HEADER_ROWS = 3
-"""The most leading rows read as a header when Docling marked none (:func:`inferred_header_rows`)."""
-
-MAX_HEADER_CELL_WORDS = 12
-"""The most words a cell of an inferred header row holds: column headers are labels, not sentences or entries."""
-
-
-def _reads_as_header(row: Sequence[str]) -> bool:
-    """Whether a row can head columns: it holds text, no value cell, and only short cells."""
+def _reads_as_header(row: Sequence[str], max_cell_words: int) -> bool:
+    """Whether a row can head columns: it holds text, no value cell, and no cell over ``max_cell_words`` words."""
     return (
         any(row)
         and not any(_is_value(cell) for cell in row)
-        and all(len(cell.split()) <= MAX_HEADER_CELL_WORDS for cell in row)
+        and all(len(cell.split()) <= max_cell_words for cell in row)
     )
 
 
@@ -176,27 +177,35 @@ def _is_value(cell: str) -> bool:
     return any(ch.isdigit() for ch in cell) and sum(ch.isalpha() for ch in cell) <= 1
 
 
-def inferred_header_rows(texts: Sequence[Sequence[str]]) -> int:
+def inferred_header_rows(texts: Sequence[Sequence[str]], params: TableParams = DEFAULT_TABLE_PARAMS) -> int:
     """How many leading rows of a table read as its header when Docling marked no ``column_header`` cell (HTML
     tables written with ``<td>`` only, JATS tables without ``<thead>``): the leading run, at most
-    :data:`MAX_INFERRED_HEADER_ROWS` rows, of rows that hold text, no value cell and no cell over
-    :data:`MAX_HEADER_CELL_WORDS` words (a table of contents' "Notices . . . . | vii" is an entry), when at least
+    ``params.max_inferred_header_rows`` rows, of rows that hold text, no value cell and no cell over
+    ``params.max_header_cell_words`` words (a table of contents' "Notices . . . . | vii" is an entry), when at least
     twice as many rows follow it and at least half of them hold a value (as ``csv.Sniffer.has_header`` tells a header
     by the rows under it). 0 otherwise: a table of text alone, whose first row holds a value ("| | 2019 | 2018 |"), or
     whose body rows mostly hold none ("n.d", "–"), keeps every row in its body."""
     n = 0
-    while n < min(MAX_INFERRED_HEADER_ROWS, len(texts) - 1) and _reads_as_header(texts[n]):
+    while n < min(params.max_inferred_header_rows, len(texts) - 1) and _reads_as_header(
+        texts[n], params.max_header_cell_words
+    ):
         n += 1
     below = texts[n:]
     valued = sum(1 for row in below if any(_is_value(cell) for cell in row))
     return n if n and len(below) >= 2 * n and 2 * valued >= len(below) else 0
 
 
-def table_rows(table: TableItem, doc: DoclingDocument, cell_serializer: BaseDocSerializer | None = None) -> TableRows:
+def table_rows(
+    table: TableItem,
+    doc: DoclingDocument,
+    cell_serializer: BaseDocSerializer | None = None,
+    *,
+    params: TableParams = DEFAULT_TABLE_PARAMS,
+) -> TableRows:
     """Read a ``TableItem`` into :class:`TableRows`.
 
     The header is the leading run of grid rows holding at least one ``column_header`` cell (as docling-core's Markdown
-    serializer decides it); in a table with no such cell, the leading rows that read as a header
+    serializer decides it); in a table with no such cell, the leading rows that read as a header by ``params``
     (:func:`inferred_header_rows`); a table made only of header rows has them all as body rows. A table whose cells
     cannot be laid on a grid (no rows or columns) gives empty rows. Rich cells are written by ``cell_serializer``
     (default: a :func:`rich_cell_serializer` made for this call; reading many tables, pass one or use
@@ -216,7 +225,7 @@ def table_rows(table: TableItem, doc: DoclingDocument, cell_serializer: BaseDocS
             break
     texts = [tuple(row) for row in slots]
     if n_header == 0 and not any(any(flags) for flags in col_header):
-        n_header = inferred_header_rows(texts)
+        n_header = inferred_header_rows(texts, params)
     if n_header == len(slots):
         n_header = 0  # a table of header cells only: its rows are its content, not a header to repeat
     body_flags = row_header[n_header:]

@@ -39,6 +39,7 @@ from docling_evidence.tables.formats import (
     TableFormat,
     TableFormatName,
 )
+from docling_evidence.tables.params import DEFAULT_TABLE_PARAMS, TableParams
 from docling_evidence.tables.pipes import pipe_cells
 from docling_evidence.tables.rows import TableRows, table_rows
 
@@ -46,7 +47,11 @@ _log = logging.getLogger(__name__)
 
 
 def _foreign_layout(
-    table: TableItem, doc: DoclingDocument, doc_serializer: BaseDocSerializer, table_serializer: BaseTableSerializer
+    table: TableItem,
+    doc: DoclingDocument,
+    doc_serializer: BaseDocSerializer,
+    table_serializer: BaseTableSerializer,
+    params: TableParams,
 ) -> tuple[TableRows, TableFormat]:
     """The table as ``table_serializer`` writes it, footnotes left out (the unit places them), and captions too
     unless the serializer writes them inside its header lines."""
@@ -66,7 +71,7 @@ def _foreign_layout(
         captioned, same_body = _lines(table, doc_serializer, table_serializer, set(labels))
         if same_body == body and captioned != head and captioned[len(captioned) - len(head) :] != head:
             head, caption_in_header = captioned, True
-    own = table_rows(table, doc)
+    own = table_rows(table, doc, params=params)
     cells = [pipe_cells(line) for line in (*head, *body)]
     widths = {len(c) for c in cells if c is not None}
     if cells and None not in cells and len(widths) == 1:
@@ -114,18 +119,20 @@ def table_layout(
     table_format: TableFormatName | None = None,
     rows: TableRows | None = None,
     row_starts: tuple[int, ...] = (0,),
+    *,
+    params: TableParams = DEFAULT_TABLE_PARAMS,
 ) -> TableLayout:
     """How a unit shows ``tables`` (a table and its continuations on later pages): rows and format, one line per row.
 
     ``table_format`` (the chunker's setting) wins; else the provider's table serializer decides: ours and
     docling-core's triplets map to our formats over ``rows`` (default: ``table_rows`` of the one table); any other
-    serializer is honoured with its own output, each part's body rows after the first part's header. A table of a
-    single cell is shown as its text, as HybridChunker shows it.
+    serializer is honoured with its own output, each part's body rows after the first part's header. Tables are
+    read by ``params``. A table of a single cell is shown as its text, as HybridChunker shows it.
     """
     table_ser = getattr(doc_serializer, "table_serializer", None)
     name = table_format or table_format_of(doc_serializer)
     if name is None and isinstance(table_ser, BaseTableSerializer):
-        parts = [_foreign_layout(t, doc, doc_serializer, table_ser) for t in tables]
+        parts = [_foreign_layout(t, doc, doc_serializer, table_ser, params) for t in tables]
         first_rows, fmt = parts[0]
         if all(type(f) is type(fmt) and r.num_cols == first_rows.num_cols for r, f in parts):
             starts = [0]
@@ -136,7 +143,7 @@ def table_layout(
             # the splitter and the row views must read the same rows: a serializer's one-row table is its content
             return TableLayout(rows=joined.content(), row_starts=tuple(starts), fmt=fmt)
         _log.warning("the parts of %s do not serialize alike: shown as Markdown", tables[0].self_ref)
-    rows = rows if rows is not None else table_rows(tables[0], doc)
+    rows = rows if rows is not None else table_rows(tables[0], doc, params=params)
     grid = [*rows.header, *rows.body]
     if len(grid) == 1 and rows.num_cols == 1:
         return TableLayout(TableRows(header=(), body=(grid[0],), label_cols=0), (0,), CellTextFormat())
@@ -161,12 +168,19 @@ class EvidenceTableSerializer(BaseTableSerializer):
 
     Usable in any docling-core document serializer; ``EvidenceChunker`` relies on its one-line-per-row layout to split
     tables exactly.
+
+    Args:
+        table_format: ``"markdown"`` (default), ``"html"`` or ``"triplets"``.
+        params: how header rows are found in tables Docling marked none in (default: the measured rules).
     """
 
-    def __init__(self, table_format: TableFormatName = "markdown") -> None:
+    def __init__(self, table_format: TableFormatName = "markdown", params: TableParams = DEFAULT_TABLE_PARAMS) -> None:
         if table_format not in TABLE_FORMATS:
             raise ValueError(f"table_format must be one of {sorted(TABLE_FORMATS)}, got {table_format!r}")
+        if not isinstance(params, TableParams):
+            raise TypeError(f"params must be a TableParams, got {type(params).__name__}")
         self.table_format: TableFormatName = table_format
+        self.params = params
 
     def serialize(
         self, *, item: TableItem, doc_serializer: BaseDocSerializer, doc: DoclingDocument, **kwargs: Any
@@ -178,7 +192,7 @@ class EvidenceTableSerializer(BaseTableSerializer):
         if captions.text:
             parts.append(captions)
         if item.self_ref not in doc_serializer.get_excluded_refs(**kwargs):
-            layout = table_layout([item], doc, doc_serializer, self.table_format)
+            layout = table_layout([item], doc, doc_serializer, self.table_format, params=self.params)
             text = render_table(layout.rows, layout.fmt)
             if text:
                 parts.append(create_ser_result(text=text, span_source=item))

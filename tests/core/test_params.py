@@ -19,6 +19,7 @@ from docling_evidence import (
     EvidenceParams,
     PieceParams,
     SplitParams,
+    TableParams,
     UnitParams,
     bundled_tokenizer,
 )
@@ -50,7 +51,7 @@ def test_every_stage_has_its_model_and_the_defaults_are_the_chunkers() -> None:
 
 
 def test_the_stage_classes_are_exported_lazily_from_the_package() -> None:
-    for name in ("EvidenceParams", "UnitParams", "ContextParams", "SplitParams", "PieceParams"):
+    for name in ("EvidenceParams", "UnitParams", "ContextParams", "SplitParams", "PieceParams", "TableParams"):
         assert name in docling_evidence.__all__
         assert getattr(docling_evidence, name).__name__ == name
 
@@ -81,6 +82,8 @@ def test_an_unknown_name_is_rejected_and_named() -> None:
         (PieceParams, "resplit_step_divisor", 0),
         (PieceParams, "page_context_tokens", -1),
         (UnitParams, "footnote_max_items", -1),
+        (TableParams, "max_inferred_header_rows", -1),
+        (TableParams, "max_header_cell_words", 0),
         (UnitParams, "footnote_max_gap_pt", -1.0),
         (UnitParams, "footnote_max_gap_pt", math.nan),
         (UnitParams, "footnote_max_gap_pt", math.inf),
@@ -211,6 +214,37 @@ def test_the_context_choice_gets_params_context(monkeypatch: pytest.MonkeyPatch)
     assert seen == [context]
 
 
+def _unmarked_header_table() -> DoclingDocument:
+    """A table written with ``<td>`` only: Docling marks no column header, the first row reads as one."""
+    doc = DoclingDocument(name="d")
+    doc.add_heading(text="Strains", level=1)
+    add_table(doc, [], [["Strain", "MLT (min)"], ["IN61", "45.7"], ["IN62", "39.1"], ["IN63", "41.0"]])
+    return doc
+
+
+def test_params_tables_decides_the_inferred_header_of_the_units_table() -> None:
+    tok = bundled_tokenizer(max_tokens=32)  # small enough that the table is split and its header repeated
+    doc = _unmarked_header_table()
+    inferred = _table_chunks(EvidenceChunker(tokenizer=tok), doc)
+    plain = _table_chunks(
+        EvidenceChunker(tokenizer=tok, params=EvidenceParams(tables=TableParams(max_inferred_header_rows=0))), doc
+    )
+    assert len(inferred) > 1 and all("| Strain | MLT (min) |" in c.text for c in inferred)
+    assert all(c.text.count("IN6") == 1 for c in inferred[1:])  # one row beside the repeated header
+    shown = [line for c in plain for line in c.text.splitlines() if "Strain" in line]
+    assert len(shown) == 1  # no header: the first row is a body row, shown once
+    assert all("|---|" not in line for c in plain for line in c.text.splitlines()[:1])
+
+
+def test_a_cell_longer_than_max_header_cell_words_keeps_its_row_in_the_body() -> None:
+    doc = _unmarked_header_table()
+    strict = EvidenceChunker(params=EvidenceParams(tables=TableParams(max_header_cell_words=1)))
+    text = "\n".join(c.text for c in _table_chunks(strict, doc))
+    default = "\n".join(c.text for c in _table_chunks(EvidenceChunker(), doc))
+    assert "| Strain | MLT (min) |\n|---|---|" in default
+    assert "| Strain | MLT (min) |\n|---|---|" not in text and "| Strain | MLT (min) |" in text  # "MLT (min)": 2 words
+
+
 # ------------------------------------------------------------------------------------------------------ the doc page
 def test_docs_parameters_page_is_written_from_the_models() -> None:
     assert DOC_PAGE.read_text(encoding="utf-8") == parameters_markdown(), (
@@ -220,6 +254,6 @@ def test_docs_parameters_page_is_written_from_the_models() -> None:
 
 
 def test_every_field_has_a_description() -> None:
-    for model in (UnitParams, PieceParams, ContextParams, SplitParams):
+    for model in (UnitParams, PieceParams, ContextParams, SplitParams, TableParams):
         for name, info in model.model_fields.items():
             assert info.description, f"{model.__name__}.{name} has no description"

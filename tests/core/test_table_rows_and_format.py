@@ -20,6 +20,7 @@ from docling_evidence.tables.formats import (
     TableFormatName,
     column_label,
 )
+from docling_evidence.tables.params import TableParams
 from docling_evidence.tables.rows import inferred_header_rows, table_rows
 from docling_evidence.tables.serializer import EvidenceSerializerProvider, render_table, table_layout
 
@@ -135,6 +136,37 @@ def test_an_inferred_header_keeps_every_row_once_in_order(grid: list[list[str]])
     rows = table_rows(doc.add_table(data=table_data([], grid)), doc)
     assert [*rows.header, *rows.body] == [tuple(r) for r in grid]
     assert len(rows.header) <= 3 and (rows.body or not rows.header)
+
+
+def test_header_inference_reads_its_bounds_from_table_params() -> None:
+    grid = [
+        ["Strain", "MLT (min)"],
+        ["", "mean"],
+        ["IN61", "45.7"],
+        ["IN62", "39.1c"],
+        ["IN63", "41.0"],
+        ["IN64", "40"],
+    ]
+    assert inferred_header_rows(grid) == 2
+    assert inferred_header_rows(grid, TableParams(max_inferred_header_rows=1)) == 1
+    assert inferred_header_rows(grid, TableParams(max_inferred_header_rows=0)) == 0
+    assert inferred_header_rows(grid, TableParams(max_header_cell_words=1)) == 0  # "MLT (min)" is two words
+    doc = DoclingDocument(name="d")
+    table = doc.add_table(data=table_data([], grid))
+    assert len(table_rows(table, doc, params=TableParams(max_inferred_header_rows=1)).header) == 1
+
+
+@given(st.lists(st.lists(st.sampled_from(["", "a", "Total", "12", "3.5c", "two words", "n"]), min_size=2, max_size=2),
+                min_size=1, max_size=8), st.integers(0, 4), st.integers(1, 3))  # fmt: skip
+def test_any_table_params_keep_every_row_once_and_bound_the_header(
+    grid: list[list[str]], max_rows: int, max_words: int
+) -> None:
+    doc = DoclingDocument(name="d")
+    params = TableParams(max_inferred_header_rows=max_rows, max_header_cell_words=max_words)
+    rows = table_rows(doc.add_table(data=table_data([], grid)), doc, params=params)
+    assert [*rows.header, *rows.body] == [tuple(r) for r in grid]
+    assert len(rows.header) <= max_rows
+    assert all(len(cell.split()) <= max_words for row in rows.header for cell in row)
 
 
 def test_empty_table_has_no_rows() -> None:
