@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from docling_core.transforms.chunker import BaseChunk, BaseChunker, DocChunk
 from docling_core.transforms.chunker.tokenizer.base import BaseTokenizer
 from docling_core.transforms.serializer.base import BaseDocSerializer, BaseSerializerProvider
-from docling_core.types.doc import DoclingDocument, TableItem
+from docling_core.types.doc import DoclingDocument
 from pydantic import ConfigDict, Field, PrivateAttr, SerializeAsAny, field_validator, model_validator
 
 from docling_evidence.assemble.budgets import context_room, flow_context_budget, page_context_budget, too_tall_to_fit
@@ -27,6 +27,7 @@ from docling_evidence.assemble.text_ids import TextChunkIds
 from docling_evidence.assemble.units import ContextBudget, EvidenceUnit, UnitRequest, build_units, document_key
 from docling_evidence.assemble.views import ranking_text
 from docling_evidence.context.peers import Peers, section_peers
+from docling_evidence.context.similarity import table_similarity_gate
 from docling_evidence.document.index import DocIndex, build_index, rich_cell_content
 from docling_evidence.document.layout import page_span
 from docling_evidence.meta import EvidenceChunk, EvidenceMeta
@@ -260,29 +261,14 @@ class EvidenceChunker(BaseChunker):
             context=self.params.context,
             merge_continued_tables=self.merge_continued_tables,
             bbox_threshold=self.bbox_threshold,
-            keep_context=self._similarity_gate(doc, paragraphs),
+            keep_context=(  # which context candidates are similar enough to their table (no model at 0)
+                table_similarity_gate(doc, self.sim_model, self.sim_threshold, paragraphs.text, self.params.tables)
+                if self.sim_threshold > 0
+                else None
+            ),
             cell_serializer=doc_ser,
             tables=self.params.tables,
         )
-
-    def _similarity_gate(
-        self, doc: DoclingDocument, paragraphs: RenderedParagraphs
-    ) -> Callable[[TableItem, list[int]], list[bool]] | None:
-        """With ``sim_threshold`` above 0, which context candidates are similar enough to their table; else None
-        (no model is loaded)."""
-        if self.sim_threshold <= 0:
-            return None
-        from docling_evidence.context.similarity import similarity_gate
-        from docling_evidence.tables.rows import table_rows
-        from docling_evidence.tables.serializer import render_table
-
-        gate = similarity_gate(self.sim_model, self.sim_threshold)
-
-        def keep(table: TableItem, idxs: list[int]) -> list[bool]:
-            rows = table_rows(table, doc, params=self.params.tables)
-            return gate(render_table(rows, "markdown"), [paragraphs.text(i) for i in idxs])
-
-        return keep
 
     def _hidden_from_text(
         self,

