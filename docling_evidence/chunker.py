@@ -28,7 +28,7 @@ from docling_evidence.assemble.units import ContextBudget, EvidenceUnit, UnitReq
 from docling_evidence.assemble.views import ranking_text
 from docling_evidence.context.peers import Peers, section_peers
 from docling_evidence.context.similarity import table_similarity_gate
-from docling_evidence.document.index import DocIndex, build_index, rich_cell_content
+from docling_evidence.document.index import DocIndex, build_index, document_texts, rich_cell_content
 from docling_evidence.document.layout import page_span
 from docling_evidence.meta import EvidenceChunk, EvidenceMeta
 from docling_evidence.pack.lines import peer_line_roles, piece_line_roles
@@ -182,6 +182,7 @@ class EvidenceChunker(BaseChunker):
                 "DoclingDocument.load_from_json(path))"
             )
         self._memo = MemoTokenizer.wrap(self.tokenizer)  # each distinct text counted once per document
+        self._memo.prime(document_texts(dl_doc))  # the document's words, counted in one tokenizer call
         try:
             return iter(list(self._chunks(dl_doc, **kwargs)))
         finally:

@@ -4,7 +4,7 @@ texts are page boilerplate rather than body text."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from docling_core.types.doc import (
@@ -161,6 +161,15 @@ class DocIndex:
             )
         self._paragraphs[idx] = answer
         return answer
+
+
+def document_texts(doc: DoclingDocument) -> Iterator[str]:
+    """Every text item's text and every table cell's text of ``doc``: the words chunking counts."""
+    for text_item in doc.texts:
+        yield text_item.text
+    for table in doc.tables:
+        for cell in table.data.table_cells:
+            yield cell.text
 
 
 def rich_cell_content(doc: DoclingDocument, table: TableItem) -> set[str]:

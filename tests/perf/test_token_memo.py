@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import pytest
 from docling_evidence_bench.tools import perf_bench as pb
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -108,3 +109,62 @@ def test_chunking_counts_fewer_tokens_than_the_document_holds_and_gives_the_same
     plain = [c.model_dump_json() for c in EvidenceChunker(tokenizer=bundled_tokenizer()).chunk(doc)]
     assert counted == plain
     assert 0 < tok.counted <= 1.2 * pb.document_tokens(doc, bundled_tokenizer())
+
+
+_WORD = st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters=" \n"), max_size=30)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_WORD, max_size=12))
+def test_count_words_is_count_tokens_of_each_word(words: list[str]) -> None:
+    assert _TOK.count_words(words) == [_TOK.count_tokens(word) for word in words]
+
+
+def test_count_words_rejects_a_text_that_is_not_one_word() -> None:
+    for text in ("two words", "two\nlines"):
+        with pytest.raises(ValueError, match="split texts at spaces and line breaks"):
+            _TOK.count_words(["one", text])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_TEXT, max_size=6), st.lists(_TEXT, max_size=6))
+def test_a_primed_memo_counts_as_the_tokenizer(primed: list[str], asked: list[str]) -> None:
+    memo = MemoTokenizer.wrap(_TOK)
+    memo.prime(primed)
+    for text in (*asked, *primed, " ".join(primed)):
+        assert memo.count_tokens(text) == _TOK.count_tokens(text)
+
+
+def test_priming_counts_the_words_of_many_texts_in_one_call() -> None:
+    tok = pb.counting_tokenizer()
+    memo = MemoTokenizer.wrap(tok)
+    memo.prime(["Revenue grew 5 percent", "Revenue fell\nsharply"])
+    assert tok.calls == 1
+    assert memo.count_tokens("sharply, Revenue fell 5 percent") == _TOK.count_tokens("sharply, Revenue fell 5 percent")
+    assert tok.calls == 2  # "sharply," is the one word not primed
+    memo.prime(["Revenue grew"])
+    assert tok.calls == 2  # nothing new: no call
+
+
+class _SameCounts(TokenizersTokenizer):
+    """The bundled tokenizer's counts through an overridden ``count_tokens``: not primed (its count could differ)."""
+
+    def count_tokens(self, text: str) -> int:
+        return super().count_tokens(text)
+
+
+def test_priming_is_skipped_for_a_tokenizer_that_may_not_count_as_it_encodes() -> None:
+    tok = pb.counting_tokenizer()
+    same = _SameCounts(tokenizer=tok.tokenizer, max_tokens=256)
+    memo = MemoTokenizer.wrap(same)
+    memo.prime(["Revenue grew 5 percent"])
+    assert tok.calls == 0
+    assert memo.count_tokens("Revenue grew") == 2
+
+
+def test_a_primed_chunker_gives_the_chunks_of_an_unprimed_one() -> None:
+    base = bundled_tokenizer()
+    for doc in (pb.synthetic_doc(8, "layout-section"), pb.synthetic_doc(8, "flow-rich-cells")):
+        primed = [c.model_dump_json() for c in EvidenceChunker(tokenizer=base).chunk(doc)]
+        unprimed = EvidenceChunker(tokenizer=_SameCounts(tokenizer=base.tokenizer, max_tokens=256)).chunk(doc)
+        assert primed == [c.model_dump_json() for c in unprimed]
