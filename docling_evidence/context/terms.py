@@ -25,12 +25,11 @@ class TableTerms:
 
 def table_terms(rows: TableRows, caption: str, label: str | None) -> TableTerms:
     """The :class:`TableTerms` of a table from its cell texts and caption."""
-    table_words = content_words(caption)
-    table_numbers = numbers(caption)
-    for row in (*rows.header, *rows.body):
-        for cell in row:
-            table_words |= content_words(cell)
-            table_numbers |= numbers(cell)
+    # read as one text, a line per distinct cell: neither a word nor a number runs across a line break, so this is
+    # the union of each cell's words and numbers, read in one pass
+    text = "\n".join(dict.fromkeys(cell for row in ((caption,), *rows.header, *rows.body) for cell in row))
+    table_words = content_words(text)
+    table_numbers = numbers(text)
     return TableTerms(normalize_label(label) if label else None, frozenset(table_words), frozenset(table_numbers))
 
 

@@ -187,3 +187,12 @@ def test_content_words_are_lowercase_ascii_words_outside_the_stop_list(text: str
     found = content_words(text)
     assert found == content_words(text.upper())
     assert all(w == w.lower() and len(w) >= 3 and w not in STOP_WORDS for w in found)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_TEXT, max_size=6))
+def test_words_and_numbers_of_texts_joined_by_line_breaks_are_the_union_of_each_texts(texts: list[str]) -> None:
+    # the table terms read a table's cells as one text, a line per cell
+    joined = "\n".join(texts)
+    assert content_words(joined) == set().union(*(content_words(t) for t in texts))
+    assert numbers(joined) == set().union(*(numbers(t) for t in texts))
