@@ -441,7 +441,7 @@ class EvidenceChunker(BaseChunker):
             caption=shown.caption.text if shown.caption else "",
             context_before=tuple(context[:n_before]),
             context_after=tuple(context[n_before:]),
-            footnotes=tuple(f.text.strip() for f in shown.footnotes if f.text.strip()),
+            footnotes=tuple(text for _, text in shown.notes()),
             rows=shown.rows,
             fmt=layout.fmt,
             context_rank=shown.context_rank,
@@ -585,7 +585,7 @@ def _line_roles(unit: EvidenceUnit, piece: Piece, parts: UnitParts) -> list[str]
     """``EvidenceMeta.line_roles`` of a piece: what each line of its text shows (:mod:`docling_evidence.pack.lines`)."""
     context = (*unit.context_before, *unit.context_after)
     prose = {text: f"context {context[i].self_ref}" for i, text in piece.context_shown}
-    prose.update({f.text.strip(): f"footnote {f.self_ref}" for f in unit.footnotes if f.text.strip()})
+    prose.update({text: f"footnote {first.self_ref}" for first, text in unit.notes()})
     return piece_line_roles(
         piece.text,
         caption=parts.caption,

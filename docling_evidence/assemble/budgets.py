@@ -37,7 +37,7 @@ def context_room(
     anyway), so that context never makes a table split that would fit whole. ``layout``: the unit's table as the
     chunker writes it; ``prefix``: the headings it is embedded after."""
     blocks = [unit.caption.text if unit.caption else "", render_table(layout.rows, layout.fmt)]
-    blocks += [f.text.strip() for f in unit.footnotes]
+    blocks += [text for _, text in unit.notes()]
     base = measure.count(prefix + "\n\n".join(b for b in blocks if b))
     if base > measure.limit:
         return None

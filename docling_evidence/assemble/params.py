@@ -33,7 +33,8 @@ class UnitParams(BaseModel):
     footnote_max_items: int = Field(
         default=4,
         ge=0,
-        description="How many texts right after a table (reading order) may be taken as its unlinked footnotes.",
+        description="How many notes right after a table (reading order) may be taken as its unlinked footnotes "
+        "(a text each; a marker alone and the note after it are one).",
     )
     footnote_max_gap_pt: float = Field(
         default=60.0,

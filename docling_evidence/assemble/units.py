@@ -67,6 +67,22 @@ class EvidenceUnit:
     continuations: tuple[TableItem, ...] = ()
     row_starts: tuple[int, ...] = (0,)
     context_spans: tuple[tuple[tuple[int, int], ...], ...] = ()
+    footnote_runs: tuple[int, ...] = ()
+    """How many of ``footnotes`` make each note, in order (empty: one each): a marker alone and its note's runs
+    are one note."""
+
+    def notes(self) -> list[tuple[TextItem, str]]:
+        """Each footnote as the unit shows it: its first item and its text (its items' texts joined by spaces);
+        notes with no text are left out."""
+        runs = self.footnote_runs or (1,) * len(self.footnotes)
+        out, start = [], 0
+        for n in runs:
+            items = self.footnotes[start : start + n]
+            start += n
+            text = " ".join(t for t in (f.text.strip() for f in items) if t)
+            if text:
+                out.append((items[0], text))
+        return out
 
     def spans_of(self, k: int) -> tuple[tuple[int, int], ...]:
         """Character spans used of the k-th paragraph of ``context_before + context_after`` (whole text if unset)."""
@@ -170,29 +186,68 @@ def _linked_texts(doc: DoclingDocument, table: TableItem, kind: str) -> list[Tex
     return found
 
 
-def _unlinked_footnotes(index: DocIndex, t_idx: int, taken: set[str], parts: UnitParams) -> list[TextItem]:
+_MARKER_ALONE = re.compile(r"^\s*(?:[a-z]|[*†‡§¶#]{1,3}|\(\s*[0-9a-z]{1,2}\s*\)|\[[0-9a-z]{1,2}\])\s*$")
+"""A text that is a footnote marker and nothing else ("a", "*", "†", "(b)", "[2]"): publisher HTML writes a table's
+note as its marker and then the note. Digits alone are left out (a stray page number reads the same)."""
+
+
+def _unlinked_footnotes(index: DocIndex, t_idx: int, taken: set[str], parts: UnitParams) -> list[tuple[TextItem, ...]]:
     """The texts right below the table at ``t_idx`` that read as its footnotes (:data:`_FOOTNOTE_START`, or
-    Docling's footnote label), at most ``parts.footnote_max_items``, each near the one above."""
-    found: list[TextItem] = []
+    Docling's footnote label), at most ``parts.footnote_max_items`` notes, each near the one above. A marker alone
+    (:data:`_MARKER_ALONE`; letters in order from "a") and the paragraph after it are one note (the paragraph's every
+    run, when it is an inline group)."""
+    found: list[tuple[TextItem, ...]] = []
     table = index.items[t_idx]
     prev_boxes = index.boxes[table.self_ref]
-    for idx in range(t_idx + 1, min(len(index.items), t_idx + 1 + parts.footnote_max_items)):
-        item = index.items[idx]
-        if not isinstance(item, TextItem) or item.self_ref in index.satellites or item.self_ref in taken:
+    idx, notes, letters = t_idx + 1, 0, 0
+    while idx < len(index.items) and notes < parts.footnote_max_items:
+        note = _note_at(index, idx, taken)
+        if not note:
             break
-        if index.is_heading(idx):
-            break  # "Notes to the financial statements": a new section, not this table's notes
-        if not (item.label == DocItemLabel.FOOTNOTE or _FOOTNOTE_START.match(item.text)):
+        item = index.items[note[0]]
+        assert isinstance(item, TextItem)
+        marked = len(note) > 1
+        if marked and len(item.text.strip()) == 1 and item.text.strip().isalpha():
+            # letter markers run a, b, c from the table down: a stray letter is no note
+            marked = item.text.strip() == chr(ord("a") + letters)
+            letters += marked
+        if not (item.label == DocItemLabel.FOOTNOTE or _FOOTNOTE_START.match(item.text) or marked):
             break
         if index.has_layout and prev_boxes:
-            near = nearest_gap(index.boxes[item.self_ref], prev_boxes)
+            boxes = [b for m in note for b in index.boxes[index.items[m].self_ref]]
+            near = nearest_gap(boxes, prev_boxes)
             if near is None or near[0] > parts.footnote_max_gap_pt or horizontal_overlap(near[1], near[2]) <= 0:
                 break
-            if index.heads_next_table(idx, t_idx, near[0]):
+            if index.heads_next_table(note[-1], t_idx, near[0]):
                 break  # nearer the next table ("(In thousands of EUR)" above it): that table's line
-            prev_boxes = index.boxes[item.self_ref]
-        found.append(item)
+            prev_boxes = boxes
+        found.append(tuple(index.items[m] for m in note))  # type: ignore[misc]
+        idx, notes = note[-1] + 1, notes + 1
     return found
+
+
+def _note_at(index: DocIndex, idx: int, taken: set[str]) -> tuple[int, ...]:
+    """The reading positions of the note that may start at ``idx``: the text there, or a marker alone and the whole
+    paragraph after it; empty when no note can start there (not text, a heading, another item's satellite)."""
+
+    def free(pos: int) -> bool:
+        item = index.items[pos]
+        return (
+            isinstance(item, TextItem)
+            and item.self_ref not in index.satellites
+            and item.self_ref not in taken
+            and not index.is_heading(pos)
+        )
+
+    if not free(idx):
+        return ()
+    body = idx + 1
+    marker = index.items[idx].text.strip()  # type: ignore[attr-defined]
+    if body < len(index.items) and _MARKER_ALONE.match(marker) and index.inline_of.get(idx, idx) == idx:
+        members = index.members(body)
+        if index.inline_of.get(body, body) == body and all(free(m) for m in members):
+            return (idx, *members)
+    return (idx,)
 
 
 @dataclass(frozen=True)
@@ -286,14 +341,18 @@ def _units_without_context(
         row_starts: tuple[int, ...] = (0,)
         if run:
             rows, row_starts = join_rows([rows, *(rows_at[p] for p in run.positions[1:])], run.drop_rows)
-        footnotes: list[TextItem] = []
+        notes: list[tuple[TextItem, ...]] = []
         if parts.with_footnotes:
             for part_pos in run.positions if run else (pos,):
                 part = index.items[part_pos]
                 assert isinstance(part, TableItem)
-                footnotes += [f for f in _linked_texts(doc, part, "footnotes") if f not in footnotes]
-                footnotes += [f for f in _unlinked_footnotes(index, part_pos, taken, parts) if f not in footnotes]
-                taken.update(f.self_ref for f in footnotes)
+                for note in [(f,) for f in _linked_texts(doc, part, "footnotes")] + _unlinked_footnotes(
+                    index, part_pos, taken, parts
+                ):
+                    if not any(f in known for known in notes for f in note):
+                        notes.append(note)
+                taken.update(f.self_ref for note in notes for f in note)
+        footnotes = [f for note in notes for f in note]
         units.append(
             EvidenceUnit(
                 table=item,
@@ -301,6 +360,7 @@ def _units_without_context(
                 rows=rows,
                 caption=caption,
                 footnotes=tuple(footnotes),
+                footnote_runs=tuple(len(note) for note in notes) if any(len(note) > 1 for note in notes) else (),
                 context_before=(),
                 context_after=(),
                 unit_id=stable_id(key, item.self_ref),
