@@ -51,7 +51,7 @@ def _foreign_layout(
     doc: DoclingDocument,
     doc_serializer: BaseDocSerializer,
     table_serializer: BaseTableSerializer,
-    params: TableParams,
+    table_params: TableParams,
 ) -> tuple[TableRows, TableFormat]:
     """The table as ``table_serializer`` writes it, footnotes left out (the unit places them), and captions too
     unless the serializer writes them inside its header lines."""
@@ -71,7 +71,7 @@ def _foreign_layout(
         captioned, same_body = _lines(table, doc_serializer, table_serializer, set(labels))
         if same_body == body and captioned != head and captioned[len(captioned) - len(head) :] != head:
             head, caption_in_header = captioned, True
-    own = table_rows(table, doc, params=params)
+    own = table_rows(table, doc, params=table_params)
     cells = [pipe_cells(line) for line in (*head, *body)]
     widths = {len(c) for c in cells if c is not None}
     if cells and None not in cells and len(widths) == 1:

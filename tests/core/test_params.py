@@ -245,6 +245,21 @@ def test_a_cell_longer_than_max_header_cell_words_keeps_its_row_in_the_body() ->
     assert "| Strain | MLT (min) |\n|---|---|" not in text and "| Strain | MLT (min) |" in text  # "MLT (min)": 2 words
 
 
+def test_params_tables_reach_a_foreign_table_serializers_layout() -> None:
+    from docling_core.transforms.chunker.hierarchical_chunker import ChunkingDocSerializer, ChunkingSerializerProvider
+    from docling_core.transforms.serializer.markdown import MarkdownTableSerializer
+
+    class Provider(ChunkingSerializerProvider):
+        def get_serializer(self, doc: DoclingDocument) -> ChunkingDocSerializer:
+            return ChunkingDocSerializer(doc=doc, table_serializer=MarkdownTableSerializer())
+
+    doc = _unmarked_header_table()
+    for tables in (TableParams(), TableParams(max_inferred_header_rows=0)):
+        chunker = EvidenceChunker(serializer_provider=Provider(), params=EvidenceParams(tables=tables))
+        text = "\n".join(c.text for c in _table_chunks(chunker, doc))
+        assert all(value in text for value in ("IN61", "45.7", "IN63", "41.0"))
+
+
 # ------------------------------------------------------------------------------------------------------ the doc page
 def test_docs_parameters_page_is_written_from_the_models() -> None:
     assert DOC_PAGE.read_text(encoding="utf-8") == parameters_markdown(), (
