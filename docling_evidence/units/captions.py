@@ -38,6 +38,12 @@ CAPTION_MAX_GAP_PT = 100.0
 CAPTION_MAX_STEPS = 2
 """Largest reading-order distance between a table and a caption found without layout."""
 
+CAPTION_RUN_MAX_ITEMS = 3
+"""Without layout, how many texts between a caption and the table below it may continue the caption."""
+
+CAPTION_RUN_MAX_WORDS = 30
+"""The most words those texts hold together: the rest of a title, not a paragraph."""
+
 PAGE_EDGE_ITEMS = 3
 """How many items at the end (start) of the adjacent page are searched for a caption."""
 
@@ -325,11 +331,51 @@ def _nearby_by_order(index: DocIndex, t_idx: int, taken: set[str]) -> CaptionMat
                 continue
             if 0 <= idx < len(index.items) and not index.heading_between(idx, t_idx):
                 if _eligible(index, idx, taken, t_idx):
-                    return _match(index, idx, "text_nearby")
+                    return _with_run(index, idx, t_idx, taken)
                 merged = _merged(index, idx, taken)
                 if merged:
                     return merged
+    # farther above, a caption whose rest runs down to the table ("Table 8. In vivo Oral Activity in the",
+    # "P. berghei", "Mouse Model Peter's Test": HTML that breaks a title at every italic run)
+    for idx in range(t_idx - CAPTION_MAX_STEPS - 1, t_idx - CAPTION_RUN_MAX_ITEMS - 2, -1):
+        if (
+            idx >= 0
+            and not index.heading_between(idx, t_idx)
+            and _eligible(index, idx, taken, t_idx)
+            and _caption_run(index, idx, t_idx, taken) is not None
+        ):
+            return _with_run(index, idx, t_idx, taken)
     return None
+
+
+def _caption_run(index: DocIndex, idx: int, t_idx: int, taken: set[str]) -> tuple[TextItem, ...] | None:
+    """The texts between the caption at ``idx`` and the table at ``t_idx`` below it, when they read as the rest
+    of the caption: at most :data:`CAPTION_RUN_MAX_ITEMS` free texts, no other caption among them, at most
+    :data:`CAPTION_RUN_MAX_WORDS` words in all (a title's rest, or the title of a label alone: "Table 1",
+    "Optimization of ..."); None otherwise. Empty when the caption sits right above the table."""
+    between = range(idx + 1, t_idx)
+    if len(between) > CAPTION_RUN_MAX_ITEMS:
+        return None
+    run: list[TextItem] = []
+    for pos in between:
+        item = index.items[pos]
+        if not isinstance(item, TextItem) or item.self_ref in taken or item.self_ref in index.satellites:
+            return None
+        text = item.text.strip()
+        if index.is_heading(pos) or table_label(text) or is_figure_caption(text):
+            return None
+        run.append(item)
+    return tuple(run) if sum(len(t.text.split()) for t in run) <= CAPTION_RUN_MAX_WORDS else None
+
+
+def _with_run(index: DocIndex, idx: int, t_idx: int, taken: set[str]) -> CaptionMatch:
+    """The caption at ``idx``, with its rest down to the table when it is above the table (:func:`_caption_run`)."""
+    match = _match(index, idx, "text_nearby")
+    run = _caption_run(index, idx, t_idx, taken) if idx < t_idx else None
+    if not run:
+        return match
+    text = " ".join([match.text, *(t.text.strip() for t in run if t.text.strip())])
+    return CaptionMatch(items=(*match.items, *run), text=text, source="text_nearby")
 
 
 def _adjacent_page(index: DocIndex, t_idx: int, taken: set[str]) -> CaptionMatch | None:

@@ -94,6 +94,37 @@ def test_caption_by_reading_order_without_layout() -> None:
     assert (unit.meta.caption_source, unit.meta.caption) == ("text_nearby", "TABLE IV")
 
 
+def _captioned_by(*above: str) -> DoclingDocument:
+    doc = DoclingDocument(name="d")
+    doc.add_text(label=DocItemLabel.TEXT, text="The optimisation is summarised below.")
+    for text in above:
+        doc.add_text(label=DocItemLabel.TEXT, text=text)
+    doc.add_table(data=table_data([["Entry", "Yield"]], [["1", "45%"], ["2", "71%"]]))
+    doc.add_text(label=DocItemLabel.TEXT, text="Yields rose with the second reagent.")
+    return doc
+
+
+def test_a_label_alone_takes_the_title_below_it_without_layout() -> None:
+    doc = _captioned_by("Table 1", "Optimization of the hydrofluorination of hydrazone 13a")
+    units = _units(doc)
+    assert units[0].meta.caption == "Table 1 Optimization of the hydrofluorination of hydrazone 13a"
+    assert all("Optimization of the" not in c.text for c in EvidenceChunker().chunk(doc) if c.meta.kind == "text")
+
+
+def test_a_caption_broken_at_italic_runs_is_joined_down_to_the_table() -> None:
+    units = _units(_captioned_by("Table 8. In vivo Oral Activity in the", "P. berghei", "Mouse Model Peter's Test"))
+    assert units[0].meta.caption == "Table 8. In vivo Oral Activity in the P. berghei Mouse Model Peter's Test"
+
+
+def test_a_paragraph_or_another_caption_between_is_not_the_rest_of_a_caption() -> None:
+    long = "We screened " + "many further conditions and reagents " * 6 + "before the best one."
+    assert _units(_captioned_by("Table 1: Yields", long))[0].meta.caption == "Table 1: Yields"
+    far = _captioned_by("Table 1: Yields", "of the hydrazones", "Table 2: Costs", "per gram")
+    assert _units(far)[0].meta.caption == "Table 2: Costs per gram"
+    runs = _captioned_by("Table 1: Yields", "of", "the", "hydrazones", "by entry")  # four texts: too many
+    assert _units(runs)[0].meta.caption is None
+
+
 def test_caption_not_taken_across_a_heading() -> None:
     doc = DoclingDocument(name="d")
     doc.add_text(label=DocItemLabel.TEXT, text="Table 1: Belongs elsewhere")
