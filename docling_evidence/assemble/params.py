@@ -30,6 +30,26 @@ class UnitParams(BaseModel):
         default=True,
         description="Attach each table's footnotes: Docling-linked ones and the unlinked notes right below it.",
     )
+    caption_max_steps: int = Field(
+        default=2,
+        ge=1,
+        le=20,
+        description="On documents without layout, the largest reading-order distance between a table and its caption.",
+    )
+    caption_run_max_items: int = Field(
+        default=3,
+        ge=0,
+        le=20,
+        description="On documents without layout, how many texts between a caption and the table below it may "
+        "continue the caption (a label alone and its title; a title broken at italic runs); 0: none.",
+    )
+    caption_run_max_words: int = Field(
+        default=30,
+        ge=0,
+        le=500,
+        description="The most words the texts continuing a caption hold together: the rest of a title, not a "
+        "paragraph.",
+    )
     footnote_max_items: int = Field(
         default=4,
         ge=0,

@@ -19,7 +19,13 @@ from docling_evidence.document.index import DocIndex
 from docling_evidence.document.layout import horizontal_overlap, nearest_gap
 from docling_evidence.tables.params import DEFAULT_TABLE_PARAMS, TableParams
 from docling_evidence.tables.rows import RowReader, TableRows
-from docling_evidence.units.captions import CaptionMatch, build_caption_index, find_caption, table_label
+from docling_evidence.units.captions import (
+    CaptionMatch,
+    OrderRules,
+    build_caption_index,
+    find_caption,
+    table_label,
+)
 from docling_evidence.units.continuation import find_runs, join_rows
 from docling_evidence.units.titles import table_title, title_label
 
@@ -325,6 +331,7 @@ def _units_without_context(
     run_of = {run.positions[0]: run for run in runs}
     continued = {pos for run in runs for pos in run.positions[1:]}
     cap_index = build_caption_index(index) if parts.with_caption and index.has_layout else None
+    order = OrderRules(parts.caption_max_steps, parts.caption_run_max_items, parts.caption_run_max_words)
     for pos, rows in tables:
         if pos in continued:
             continue
@@ -333,7 +340,8 @@ def _units_without_context(
         run = run_of.get(pos)
         caption = None
         if parts.with_caption:
-            caption = find_caption(index, item, rows, taken, _linked_texts(doc, item, "captions"), cap_index)
+            linked = _linked_texts(doc, item, "captions")
+            caption = find_caption(index, item, rows, taken, linked, cap_index, order)
             if caption is not None:
                 _take_caption(caption, item, caption_owner, taken)
                 if caption.drop_header_row:

@@ -5,7 +5,8 @@ Rules, tried in this order (the first that finds something wins, and its name is
 1. ``docling_ref``: the captions Docling linked to the table (``table.captions``).
 2. ``text_nearby``: the nearest caption-like text next to the table: on the same page within
    ``CAPTION_MAX_GAP_PT`` above or below it and sharing its column (paginated documents), or within
-   ``CAPTION_MAX_STEPS`` reading-order steps with no heading in between (documents without layout).
+   ``OrderRules.max_steps`` reading-order steps with no heading in between (documents without layout), with the
+   short texts between it and the table below it as its rest (``OrderRules.run_max_items``, ``run_max_words``).
 3. ``adjacent_page``: for a table that opens (closes) its page, the nearest caption-like text at the end of the
    previous (start of the next) page.
 4. ``header_row``: a first header row that is one full-width cell reading like a caption.
@@ -35,14 +36,24 @@ from docling_evidence.tables.rows import TableRows
 CAPTION_MAX_GAP_PT = 100.0
 """Largest vertical gap (points) between a table and a caption found by layout."""
 
-CAPTION_MAX_STEPS = 2
-"""Largest reading-order distance between a table and a caption found without layout."""
 
-CAPTION_RUN_MAX_ITEMS = 3
-"""Without layout, how many texts between a caption and the table below it may continue the caption."""
+@dataclass(frozen=True)
+class OrderRules:
+    """Where a caption is looked for without layout (the chunker's are ``UnitParams``'s ``caption_*`` fields).
 
-CAPTION_RUN_MAX_WORDS = 30
-"""The most words those texts hold together: the rest of a title, not a paragraph."""
+    Attributes:
+        max_steps: the largest reading-order distance between a table and its caption.
+        run_max_items: how many texts between a caption and the table below it may continue the caption.
+        run_max_words: the most words those texts hold together (the rest of a title, not a paragraph).
+    """
+
+    max_steps: int = 2
+    run_max_items: int = 3
+    run_max_words: int = 30
+
+
+DEFAULT_ORDER_RULES = OrderRules()
+"""The measured defaults."""
 
 PAGE_EDGE_ITEMS = 3
 """How many items at the end (start) of the adjacent page are searched for a caption."""
@@ -324,37 +335,39 @@ def _nearer_the_picture_above(index: DocIndex, idx: int, gap: float) -> bool:
     return found is not None and found[0] < gap
 
 
-def _nearby_by_order(index: DocIndex, t_idx: int, taken: set[str]) -> CaptionMatch | None:
-    for step in range(1, CAPTION_MAX_STEPS + 1):
+def _nearby_by_order(index: DocIndex, t_idx: int, taken: set[str], rules: OrderRules) -> CaptionMatch | None:
+    for step in range(1, rules.max_steps + 1):
         for idx in (t_idx - step, t_idx + step):  # above first: captions usually precede tables
             if idx > t_idx and index.heads_next_table(idx, t_idx):
                 continue
             if 0 <= idx < len(index.items) and not index.heading_between(idx, t_idx):
                 if _eligible(index, idx, taken, t_idx):
-                    return _with_run(index, idx, t_idx, taken)
+                    return _with_run(index, idx, t_idx, taken, rules)
                 merged = _merged(index, idx, taken)
                 if merged:
                     return merged
     # farther above, a caption whose rest runs down to the table ("Table 8. In vivo Oral Activity in the",
     # "P. berghei", "Mouse Model Peter's Test": HTML that breaks a title at every italic run)
-    for idx in range(t_idx - CAPTION_MAX_STEPS - 1, t_idx - CAPTION_RUN_MAX_ITEMS - 2, -1):
+    for idx in range(t_idx - rules.max_steps - 1, t_idx - rules.run_max_items - 2, -1):
         if (
             idx >= 0
             and not index.heading_between(idx, t_idx)
             and _eligible(index, idx, taken, t_idx)
-            and _caption_run(index, idx, t_idx, taken) is not None
+            and _caption_run(index, idx, t_idx, taken, rules) is not None
         ):
-            return _with_run(index, idx, t_idx, taken)
+            return _with_run(index, idx, t_idx, taken, rules)
     return None
 
 
-def _caption_run(index: DocIndex, idx: int, t_idx: int, taken: set[str]) -> tuple[TextItem, ...] | None:
+def _caption_run(
+    index: DocIndex, idx: int, t_idx: int, taken: set[str], rules: OrderRules
+) -> tuple[TextItem, ...] | None:
     """The texts between the caption at ``idx`` and the table at ``t_idx`` below it, when they read as the rest
-    of the caption: at most :data:`CAPTION_RUN_MAX_ITEMS` free texts, no other caption among them, at most
-    :data:`CAPTION_RUN_MAX_WORDS` words in all (a title's rest, or the title of a label alone: "Table 1",
+    of the caption: at most ``rules.run_max_items`` free texts, no other caption among them, at most
+    ``rules.run_max_words`` words in all (a title's rest, or the title of a label alone: "Table 1",
     "Optimization of ..."); None otherwise. Empty when the caption sits right above the table."""
     between = range(idx + 1, t_idx)
-    if len(between) > CAPTION_RUN_MAX_ITEMS:
+    if len(between) > rules.run_max_items:
         return None
     run: list[TextItem] = []
     for pos in between:
@@ -365,13 +378,13 @@ def _caption_run(index: DocIndex, idx: int, t_idx: int, taken: set[str]) -> tupl
         if index.is_heading(pos) or table_label(text) or is_figure_caption(text):
             return None
         run.append(item)
-    return tuple(run) if sum(len(t.text.split()) for t in run) <= CAPTION_RUN_MAX_WORDS else None
+    return tuple(run) if sum(len(t.text.split()) for t in run) <= rules.run_max_words else None
 
 
-def _with_run(index: DocIndex, idx: int, t_idx: int, taken: set[str]) -> CaptionMatch:
+def _with_run(index: DocIndex, idx: int, t_idx: int, taken: set[str], rules: OrderRules) -> CaptionMatch:
     """The caption at ``idx``, with its rest down to the table when it is above the table (:func:`_caption_run`)."""
     match = _match(index, idx, "text_nearby")
-    run = _caption_run(index, idx, t_idx, taken) if idx < t_idx else None
+    run = _caption_run(index, idx, t_idx, taken, rules) if idx < t_idx else None
     if not run:
         return match
     text = " ".join([match.text, *(t.text.strip() for t in run if t.text.strip())])
@@ -420,6 +433,7 @@ def find_caption(
     taken: set[str],
     doc_captions: list[TextItem],
     cap_index: CaptionIndex | None = None,
+    order: OrderRules = DEFAULT_ORDER_RULES,
 ) -> CaptionMatch | None:
     """Find the caption of ``table`` by the rules above.
 
@@ -431,6 +445,7 @@ def find_caption(
         doc_captions: the table's Docling-linked captions that resolve to text items.
         cap_index: the document's :class:`CaptionIndex` (built on the fly when not given; pass one built once per
             document to keep caption search linear in the number of tables per page).
+        order: where a caption is looked for on documents without layout.
     """
     if doc_captions:
         text = "\n".join(c.text.strip() for c in doc_captions if c.text.strip())
@@ -440,7 +455,7 @@ def find_caption(
         if index.has_layout and index.boxes[table.self_ref]:
             found = _nearby_by_layout(index, t_idx, taken, cap_index)
         else:
-            found = _nearby_by_order(index, t_idx, taken)
+            found = _nearby_by_order(index, t_idx, taken, order)
         found = found or _adjacent_page(index, t_idx, taken)
         if found:
             return found

@@ -125,6 +125,16 @@ def test_a_paragraph_or_another_caption_between_is_not_the_rest_of_a_caption() -
     assert _units(runs)[0].meta.caption is None
 
 
+def test_the_caption_run_follows_params_units() -> None:
+    doc = _captioned_by("Table 1", "Optimization of the hydrofluorination of hydrazone 13a")
+    none = EvidenceChunker(params=EvidenceParams(units=UnitParams(caption_run_max_items=0)))
+    assert next(c for c in none.chunk(doc) if c.meta.kind == "table").meta.caption == "Table 1"
+    few = EvidenceChunker(params=EvidenceParams(units=UnitParams(caption_run_max_words=3)))
+    assert next(c for c in few.chunk(doc) if c.meta.kind == "table").meta.caption == "Table 1"
+    near = EvidenceChunker(params=EvidenceParams(units=UnitParams(caption_max_steps=1, caption_run_max_items=0)))
+    assert next(c for c in near.chunk(doc) if c.meta.kind == "table").meta.caption is None
+
+
 def test_caption_not_taken_across_a_heading() -> None:
     doc = DoclingDocument(name="d")
     doc.add_text(label=DocItemLabel.TEXT, text="Table 1: Belongs elsewhere")
