@@ -121,7 +121,9 @@ def _fragment_of(block: str, prose: Mapping[str, str], caption: str) -> str | No
     if not part:
         return None
     found = next((tag for text, tag in prose.items() if part in text), None)
-    return found if found is not None or part not in caption else "caption"
+    if found is None and part in caption:
+        return "caption"
+    return found
 
 
 def _fragment_tag(block: str, caption: str, *, header_only: bool) -> str:
