@@ -237,13 +237,7 @@ def _note_at(index: DocIndex, idx: int, taken: set[str]) -> tuple[int, ...]:
     paragraph after it; empty when no note can start there (not text, a heading, another item's satellite)."""
 
     def free(pos: int) -> bool:
-        item = index.items[pos]
-        return (
-            isinstance(item, TextItem)
-            and item.self_ref not in index.satellites
-            and item.self_ref not in taken
-            and not index.is_heading(pos)
-        )
+        return index.is_free_text(pos, taken) and not index.is_heading(pos)
 
     if not free(idx):
         return ()
@@ -368,7 +362,7 @@ def _units_without_context(
                 rows=rows,
                 caption=caption,
                 footnotes=tuple(footnotes),
-                footnote_runs=tuple(len(note) for note in notes) if any(len(note) > 1 for note in notes) else (),
+                footnote_runs=tuple(len(note) for note in notes),
                 context_before=(),
                 context_after=(),
                 unit_id=stable_id(key, item.self_ref),

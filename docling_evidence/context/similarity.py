@@ -1,6 +1,7 @@
 """Optional similarity gate for context paragraphs (``EvidenceChunker(sim_threshold > 0)``).
 
-Loaded only when the threshold is above 0: it needs sentence-transformers (the ``bench`` extra) and a local model.
+The model is loaded only when the threshold is above 0: it needs sentence-transformers (the ``bench`` extra) and a
+local model; importing this module imports neither.
 """
 
 from __future__ import annotations

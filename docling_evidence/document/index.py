@@ -125,6 +125,12 @@ class DocIndex:
         below = nearest_gap(self.boxes[self.items[idx].self_ref], self.boxes[self.items[ahead].self_ref])
         return below is not None and below[0] < gap
 
+    def is_free_text(self, idx: int, taken: set[str]) -> bool:
+        """Whether the item at ``idx`` is a text that no item links as a satellite and that is not in ``taken``
+        (the refs other tables' captions and footnotes already hold): a text a unit may still take."""
+        item = self.items[idx]
+        return isinstance(item, TextItem) and item.self_ref not in self.satellites and item.self_ref not in taken
+
     def members(self, idx: int) -> tuple[int, ...]:
         """The positions of the items making up the paragraph at ``idx``: its inline group's, or ``idx`` alone."""
         return self.inline_members.get(idx, (idx,))

@@ -236,9 +236,10 @@ def embedded_caption(text: str) -> str | None:
 
 
 def _eligible(index: DocIndex, idx: int, taken: set[str], t_idx: int) -> bool:
-    item = index.items[idx]
-    if not isinstance(item, TextItem) or item.self_ref in taken or item.self_ref in index.satellites:
+    if not index.is_free_text(idx, taken):
         return False
+    item = index.items[idx]
+    assert isinstance(item, TextItem)
     text = item.text.strip()
     if not text or is_figure_caption(text):
         return False
@@ -254,9 +255,10 @@ def _match(index: DocIndex, idx: int, source: CaptionSource) -> CaptionMatch:
 
 
 def _merged(index: DocIndex, idx: int, taken: set[str]) -> CaptionMatch | None:
-    item = index.items[idx]
-    if not isinstance(item, TextItem) or item.self_ref in taken or item.self_ref in index.satellites:
+    if not index.is_free_text(idx, taken):
         return None
+    item = index.items[idx]
+    assert isinstance(item, TextItem)
     tail = embedded_caption(item.text)
     if tail is None or looks_like_caption(item.text.strip()):
         return None
@@ -342,20 +344,18 @@ def _nearby_by_order(index: DocIndex, t_idx: int, taken: set[str], rules: OrderR
                 continue
             if 0 <= idx < len(index.items) and not index.heading_between(idx, t_idx):
                 if _eligible(index, idx, taken, t_idx):
-                    return _with_run(index, idx, t_idx, taken, rules)
+                    run = _caption_run(index, idx, t_idx, taken, rules) if idx < t_idx else None
+                    return _with_run(index, idx, run or ())
                 merged = _merged(index, idx, taken)
                 if merged:
                     return merged
     # farther above, a caption whose rest runs down to the table ("Table 8. In vivo Oral Activity in the",
     # "P. berghei", "Mouse Model Peter's Test": HTML that breaks a title at every italic run)
     for idx in range(t_idx - rules.max_steps - 1, t_idx - rules.run_max_items - 2, -1):
-        if (
-            idx >= 0
-            and not index.heading_between(idx, t_idx)
-            and _eligible(index, idx, taken, t_idx)
-            and _caption_run(index, idx, t_idx, taken, rules) is not None
-        ):
-            return _with_run(index, idx, t_idx, taken, rules)
+        if idx >= 0 and not index.heading_between(idx, t_idx) and _eligible(index, idx, taken, t_idx):
+            run = _caption_run(index, idx, t_idx, taken, rules)
+            if run is not None:
+                return _with_run(index, idx, run)
     return None
 
 
@@ -372,19 +372,19 @@ def _caption_run(
     run: list[TextItem] = []
     for pos in between:
         item = index.items[pos]
-        if not isinstance(item, TextItem) or item.self_ref in taken or item.self_ref in index.satellites:
+        if not index.is_free_text(pos, taken) or index.is_heading(pos):
             return None
+        assert isinstance(item, TextItem)
         text = item.text.strip()
-        if index.is_heading(pos) or table_label(text) or is_figure_caption(text):
+        if table_label(text) or is_figure_caption(text):
             return None
         run.append(item)
     return tuple(run) if sum(len(t.text.split()) for t in run) <= rules.run_max_words else None
 
 
-def _with_run(index: DocIndex, idx: int, t_idx: int, taken: set[str], rules: OrderRules) -> CaptionMatch:
-    """The caption at ``idx``, with its rest down to the table when it is above the table (:func:`_caption_run`)."""
+def _with_run(index: DocIndex, idx: int, run: tuple[TextItem, ...]) -> CaptionMatch:
+    """The caption at ``idx`` followed by ``run``, the rest of it down to the table (:func:`_caption_run`)."""
     match = _match(index, idx, "text_nearby")
-    run = _caption_run(index, idx, t_idx, taken, rules) if idx < t_idx else None
     if not run:
         return match
     text = " ".join([match.text, *(t.text.strip() for t in run if t.text.strip())])
