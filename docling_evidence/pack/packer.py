@@ -9,8 +9,9 @@ gets its matching rows and sentences, best first, before any lower unit; then th
 taken best first (a unit's rank lowers its scores a little, so among equals the better-ranked unit wins); what scores
 nothing fills what is left, in ranking and reading order. A row comes with its unit's caption and header lines, and with
 the footnotes that change what its numbers mean (units, scale, currency, percentages, restatements), or not at all; a
-sentence of a table unit comes with the caption when it fits. The text is counted exactly at the end and trimmed, last
-taken first, if the estimate was short.
+sentence of a table unit comes with the caption when it fits. A sentence already delivered (the same words, by another
+chunk: a paragraph that is both a unit's context and a text chunk, a text the document repeats) is not delivered again.
+The text is counted exactly at the end and trimmed, last taken first, if the estimate was short.
 """
 
 from __future__ import annotations
@@ -315,12 +316,18 @@ class _Packer:
         self.used = 0
         self.taken: list[tuple[_Cand, float, bool, list[Sentence]]] = []
         """What was taken, in order, with whether it brought the caption and which footnotes: replayed as it was."""
+        self.said: set[str] = set()
+        """The words of every sentence taken, whitespace collapsed: a sentence is delivered once."""
+
+    def repeats(self, cand: _Cand) -> bool:
+        """Whether ``cand`` is a sentence whose words were already delivered (by any unit)."""
+        return cand.kind == "sentence" and _words_of(cand.item.text) in self.said
 
     def offer(self, cand: _Cand, score: float) -> None:
         """Take ``cand`` (with what it needs) if it fits what is left of the budget."""
         room = self.budget - self.used
-        if len(cand.item.text.split()) > room:
-            return  # every word is at least one token: it cannot fit
+        if len(cand.item.text.split()) > room or self.repeats(cand):
+            return  # every word is at least one token: it cannot fit; or it was said already
         state = self.states[cand.unit]
         unit = self.units[cand.unit]
         if cand.kind == "footnote" and cand.item in state.footnotes:
@@ -350,6 +357,7 @@ class _Packer:
         decides first; where it says no, the text with the unit whole is counted exactly, since the estimate of a
         join can be higher than what the tokenizer counts."""
         used, n_taken = self.used, len(self.taken)
+        cands = self._unsaid(cands)
         parts = self._parts_tokens(self.units[u], cands)
         # its parts alone, without the joins, take more than is left: measured against the exact count of what is
         # taken, since the running total's estimated joins may count more than the tokenizer does
@@ -361,7 +369,7 @@ class _Packer:
         if len(self.taken) - n_taken == len(cands) and (state.caption or not self.units[u].caption or not cands):
             return True
         self.used, self.states[u] = used, _State()
-        del self.taken[n_taken:]
+        self._forget_after(n_taken)
         state = self.states[u]
         for k, (cand, score) in enumerate(cands):
             self._take(cand, score, state, k == 0 and bool(self.units[u].caption), [])
@@ -370,8 +378,21 @@ class _Packer:
             self.used = tokens
             return True
         self.states[u] = _State()
-        del self.taken[n_taken:]
+        self._forget_after(n_taken)
         return False
+
+    def _unsaid(self, cands: Sequence[tuple[_Cand, float]]) -> list[tuple[_Cand, float]]:
+        """``cands`` without the sentences said already or said earlier in ``cands``."""
+        said = set(self.said)
+        out: list[tuple[_Cand, float]] = []
+        for cand, score in cands:
+            if cand.kind == "sentence":
+                words = _words_of(cand.item.text)
+                if words in said:
+                    continue
+                said.add(words)
+            out.append((cand, score))
+        return out
 
     def _parts_tokens(self, unit: _Unit, cands: Sequence[tuple[_Cand, float]]) -> int:
         headers = {c.item.header for c, _ in cands if c.kind == "row"}
@@ -415,6 +436,7 @@ class _Packer:
                 state.footnotes.append(cand.item)
         else:
             state.sentences.append(cand.item)
+            self.said.add(_words_of(cand.item.text))
         state.score = max(state.score, score)
         self.taken.append((cand, score, caption, notes))
 
@@ -440,12 +462,21 @@ class _Packer:
         written = (_write(unit, self.states[u]) for u, unit in enumerate(self.units))
         return BLOCK_JOIN.join(w.text for w in written if w is not None)
 
+    def _forget_after(self, n_taken: int) -> None:
+        """Undo what was taken after the first ``n_taken`` (the unit's own state is reset by the caller)."""
+        del self.taken[n_taken:]
+        self.said = {_words_of(c.item.text) for c, *_ in self.taken if c.kind == "sentence"}
+
     def _drop_last(self) -> None:
         self.taken.pop()
         self.states = [_State() for _ in self.units]
-        taken, self.taken = self.taken, []
+        taken, self.taken, self.said = self.taken, [], set()
         for cand, score, caption, notes in taken:  # as taken: a sentence that went without the caption still does
             self._take(cand, score, self.states[cand.unit], caption, notes)
+
+
+def _words_of(text: str) -> str:
+    return " ".join(text.split())
 
 
 @dataclass

@@ -35,6 +35,8 @@ def _check_common(chunker: EvidenceChunker, ranked: list[Any], packed: Any, budg
     firsts = [b.ranks[0] for b in packed.blocks]
     assert firsts == sorted(firsts), "ranking order kept"
     assert packed.text == "\n\n".join(b.text for b in packed.blocks)
+    said = [" ".join(s.text.split()) for b in packed.blocks for s in b.sentences]
+    assert len(said) == len(set(said)), "a sentence is delivered once, whichever chunks show it"
     for block in packed.blocks:
         # the chunks merged into a block: some, in ranking order, each from the ranking and of the block's unit
         assert (
