@@ -37,3 +37,14 @@ def test_document_tokens_counts_the_rendered_document_once() -> None:
     doc = pb.synthetic_doc(2, "flow-section")
     text = EvidenceSerializerProvider().get_serializer(doc=doc).serialize().text
     assert pb.document_tokens(doc, bundled_tokenizer()) == bundled_tokenizer().count_tokens(text) > 0
+
+
+def test_tokenizer_work_report_shows_the_serializer_share_when_measured() -> None:
+    from docling_evidence_bench.tools.perf_report import tokens_markdown
+
+    tokens = {"evidence": {"per_input_token": 0.5, "per_fixture": {"a": 0.4, "b": 0.6}}}
+    ratio = {"tokenize_s": 0.4, "chunk_s": 1.6, "ratio": 4.0}
+    old = tokens_markdown({"tokens": tokens, "tokenizing": ratio})
+    assert "4.0x (1.60 s vs 0.40 s) | yes |" in old and "serializer" not in old
+    new = tokens_markdown({"tokens": tokens, "tokenizing": {**ratio, "serializer_s": 0.2, "serializer_ratio": 0.5}})
+    assert new.startswith(old) and new.splitlines()[-1].endswith("| 0.50x (0.20 s) | - |")
