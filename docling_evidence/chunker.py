@@ -445,6 +445,7 @@ class EvidenceChunker(BaseChunker):
             rows=shown.rows,
             fmt=layout.fmt,
             context_rank=shown.context_rank,
+            tables=self.params.tables,
         )
         splitter = Splitter(
             count=measure.count,

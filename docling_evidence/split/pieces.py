@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from docling_evidence.tables.affinity import named_rows
 from docling_evidence.tables.formats import TableFormat
+from docling_evidence.tables.params import DEFAULT_TABLE_PARAMS, TableParams
 from docling_evidence.tables.rows import TableRows
 
 BLOCK_DELIM = "\n\n"
@@ -27,9 +28,9 @@ class UnitParts:
     ``context_before + context_after``, its priority (0 = most important, e.g. the paragraph naming the table): the
     general context of a split unit goes into its first piece most important first. ``context_rows`` gives, for each
     text, the body rows it names (its piece is the one holding the first of them; ``()``: general context); None
-    (default) lets :func:`docling_evidence.tables.affinity.named_rows` decide. A table that fits one piece without its
-    context is kept whole: texts naming rows go beside them first, then the general context by rank, and what does
-    not fit goes into pieces of its own before it.
+    (default) lets :func:`docling_evidence.tables.affinity.named_rows` decide, by the rules of ``tables``. A table
+    that fits one piece without its context is kept whole: texts naming rows go beside them first, then the general
+    context by rank, and what does not fit goes into pieces of its own before it.
     """
 
     caption: str
@@ -40,6 +41,7 @@ class UnitParts:
     fmt: TableFormat
     context_rank: tuple[int, ...] | None = None
     context_rows: tuple[tuple[int, ...], ...] | None = None
+    tables: TableParams = DEFAULT_TABLE_PARAMS
 
     @property
     def context(self) -> tuple[str, ...]:
@@ -58,7 +60,7 @@ class UnitParts:
         n = len(self.context)
         if self.context_rows is not None and len(self.context_rows) == n:
             return self.context_rows
-        return named_rows(self.context, self.rows)
+        return named_rows(self.context, self.rows, self.tables)
 
 
 @dataclass(frozen=True)

@@ -12,21 +12,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
+from docling_evidence.tables.params import DEFAULT_TABLE_PARAMS, TableParams
 from docling_evidence.tables.rows import TableRows
 from docling_evidence.text.words import numbers, words
-
-MAX_NAMED_ROWS = 3
-"""A text that names more rows than this is about the table as a whole (general context), not about rows."""
-
-MIN_LABEL_CHARS = 3
-"""A row label shorter than this (after normalising) is too unspecific to name its row."""
-
-MIN_VALUE_CHARS = 3
-"""A value with fewer characters as written (``5``, ``12``) is too common to name a row; ``12.5``, ``2019``,
-``1,234`` are not."""
-
-MAX_LABEL_WORDS = 12
-"""Longer row labels are not looked for in the text (they would be rows of prose, not labels)."""
 
 
 def _label_words(text: str) -> list[str]:
@@ -34,19 +22,23 @@ def _label_words(text: str) -> list[str]:
     return words(text.casefold(), numerals=True)
 
 
-def _values(text: str) -> set[str]:
-    """The values of ``text`` that may name a row: numbers standing on their own, at least ``MIN_VALUE_CHARS`` long
-    as written (a number inside a word, "FY2019", is part of a name, not a value)."""
-    return numbers(text, inside_words=False, min_significant_digits=0, min_chars=MIN_VALUE_CHARS)
+def _values(text: str, min_chars: int) -> set[str]:
+    """The values of ``text`` that may name a row: numbers standing on their own, at least ``min_chars`` long as
+    written (a number inside a word, "FY2019", is part of a name, not a value)."""
+    return numbers(text, inside_words=False, min_significant_digits=0, min_chars=min_chars)
 
 
-def named_rows(texts: Sequence[str], rows: TableRows) -> tuple[tuple[int, ...], ...]:
+def named_rows(
+    texts: Sequence[str], rows: TableRows, params: TableParams = DEFAULT_TABLE_PARAMS
+) -> tuple[tuple[int, ...], ...]:
     """For each of ``texts``, the body rows it names (sorted), or ``()`` when it names none or more than
-    ``MAX_NAMED_ROWS``.
+    ``params.max_named_rows``.
 
     A text names row ``r`` when it contains the row's label (its label cells, joined; a label shared by several rows
     names none of them) or a number of the row that no other body row holds. Labels match case-insensitively on whole
-    words; numbers match with or without thousands separators. Time is linear in the rows and in the texts' length.
+    words and count when they hold a letter, at least ``params.min_row_label_chars`` characters and at most
+    ``params.max_row_label_words`` words; numbers match with or without thousands separators and count from
+    ``params.min_row_value_chars`` characters as written. Time is linear in the rows and in the texts' length.
     """
     body = rows.body
     if not body or not texts:
@@ -56,14 +48,14 @@ def named_rows(texts: Sequence[str], rows: TableRows) -> tuple[tuple[int, ...], 
         label_words = _label_words(" ".join(row[: rows.label_cols]))
         phrase = " ".join(label_words)
         if (
-            len(phrase) >= MIN_LABEL_CHARS
-            and len(label_words) <= MAX_LABEL_WORDS
+            len(phrase) >= params.min_row_label_chars
+            and len(label_words) <= params.max_row_label_words
             and any(ch.isalpha() for ch in phrase)
         ):
             label_rows.setdefault(phrase, []).append(r)
     unique_labels = {phrase: rs[0] for phrase, rs in label_rows.items() if len(rs) == 1}
     longest = max((phrase.count(" ") + 1 for phrase in unique_labels), default=0)
-    row_numbers = [_values(" ".join(row[rows.label_cols :])) for row in body]
+    row_numbers = [_values(" ".join(row[rows.label_cols :]), params.min_row_value_chars) for row in body]
     number_count = Counter(n for values in row_numbers for n in values)
     unique_numbers = {n: r for r, values in enumerate(row_numbers) for n in values if number_count[n] == 1}
     result: list[tuple[int, ...]] = []
@@ -75,6 +67,6 @@ def named_rows(texts: Sequence[str], rows: TableRows) -> tuple[tuple[int, ...], 
                 r = unique_labels.get(" ".join(text_words[i : i + size]))
                 if r is not None:
                     hits.add(r)
-        hits |= {unique_numbers[n] for n in _values(text) if n in unique_numbers}
-        result.append(tuple(sorted(hits)) if 0 < len(hits) <= MAX_NAMED_ROWS else ())
+        hits |= {unique_numbers[n] for n in _values(text, params.min_row_value_chars) if n in unique_numbers}
+        result.append(tuple(sorted(hits)) if 0 < len(hits) <= params.max_named_rows else ())
     return tuple(result)

@@ -84,6 +84,11 @@ def test_an_unknown_name_is_rejected_and_named() -> None:
         (UnitParams, "footnote_max_items", -1),
         (TableParams, "max_inferred_header_rows", -1),
         (TableParams, "max_header_cell_words", 0),
+        (TableParams, "max_named_rows", -1),
+        (TableParams, "min_row_label_chars", 0),
+        (TableParams, "max_row_label_words", 0),
+        (TableParams, "min_row_value_chars", 0),
+        (TableParams, "min_row_value_chars", 51),
         (UnitParams, "footnote_max_gap_pt", -1.0),
         (UnitParams, "footnote_max_gap_pt", math.nan),
         (UnitParams, "footnote_max_gap_pt", math.inf),
@@ -258,6 +263,31 @@ def test_params_tables_reach_a_foreign_table_serializers_layout() -> None:
         chunker = EvidenceChunker(serializer_provider=Provider(), params=EvidenceParams(tables=tables))
         text = "\n".join(c.text for c in _table_chunks(chunker, doc))
         assert all(value in text for value in ("IN61", "45.7", "IN63", "41.0"))
+
+
+def _regions_table() -> DoclingDocument:
+    """A table of twelve regions, split at a small limit, and a paragraph naming its last row."""
+    doc = DoclingDocument(name="d")
+    doc.add_heading(text="Sales", level=1)
+    regions = ["Asia", "Europe", "Africa", "Oceania", "Nordics", "Iberia", "Balkans", "Caucasus", "Levant", "Maghreb"]
+    regions += ["Andes", "Patagonia"]
+    body = [[r, str(100 + i)] for i, r in enumerate(regions)]
+    add_table(doc, [["Region", "Sales"]], body, caption="Table 1: Sales per region")
+    doc.add_text(label=DocItemLabel.TEXT, text="Sales of the Patagonia region doubled over the year.")
+    return doc
+
+
+def test_max_named_rows_decides_which_piece_holds_a_text_naming_a_row() -> None:
+    def context_rows(tables: TableParams) -> list[tuple[int, int] | None]:
+        chunker = EvidenceChunker(tokenizer=bundled_tokenizer(48), params=EvidenceParams(tables=tables))
+        pieces = _table_chunks(chunker, _regions_table())
+        assert len(pieces) > 2
+        return [c.meta.rows for c in pieces if "context" in c.meta.roles.values()]
+
+    (beside_its_row,) = context_rows(TableParams())
+    assert beside_its_row is not None and beside_its_row[1] == 12  # with the last row, "Patagonia"
+    (general,) = context_rows(TableParams(max_named_rows=0))
+    assert general is not None and general[0] == 0  # in the first piece, as context about the whole table
 
 
 # ------------------------------------------------------------------------------------------------------ the doc page

@@ -12,6 +12,7 @@ from row_naming import rows_named_by_definition
 from docling_evidence.split.pieces import UnitParts
 from docling_evidence.tables.affinity import named_rows
 from docling_evidence.tables.formats import TABLE_FORMATS
+from docling_evidence.tables.params import TableParams
 from docling_evidence.tables.rows import TableRows
 from docling_evidence.text.words import STOP_WORDS, WORD, content_words, numbers, significant_digits, words
 
@@ -122,6 +123,40 @@ def test_named_rows_on_cases_worked_out_by_hand(rows: TableRows, text: str, name
     """The test's reading of the definition, and ``named_rows``, on cases at each threshold of the definition."""
     assert rows_named_by_definition(text, rows) == named
     assert named_rows([text], rows) == (named,)
+
+
+def test_max_named_rows_decides_when_a_text_is_about_the_whole_table() -> None:
+    four = "Region A, Region B, Region C and Region D"
+    assert named_rows([four], _FOUR_ROWS) == ((),)
+    assert named_rows([four], _FOUR_ROWS, TableParams(max_named_rows=4)) == ((0, 1, 2, 3),)
+    assert named_rows(["Region A rose"], _FOUR_ROWS, TableParams(max_named_rows=0)) == ((),)
+
+
+def test_the_row_label_bounds_are_read_from_the_table_params() -> None:
+    assert named_rows(["EU rose"], _EDGE_ROWS, TableParams(min_row_label_chars=2)) == ((0,),)
+    assert named_rows(["the b c line"], _EDGE_ROWS, TableParams(min_row_label_chars=4)) == ((),)
+    thirteen = " ".join(["v"] * 13)
+    assert named_rows([thirteen], _EDGE_ROWS, TableParams(max_row_label_words=13)) == ((3,),)
+    assert named_rows([" ".join(["w"] * 12)], _EDGE_ROWS, TableParams(max_row_label_words=11)) == ((),)
+
+
+def test_min_row_value_chars_decides_which_numbers_name_a_row() -> None:
+    assert named_rows(["It was 12"], _REGION_ROWS) == ((),)
+    assert named_rows(["It was 12"], _REGION_ROWS, TableParams(min_row_value_chars=2)) == ((1,),)
+    assert named_rows(["then 305"], _EDGE_ROWS, TableParams(min_row_value_chars=4)) == ((),)
+
+
+def test_a_split_units_placement_reads_its_table_params() -> None:
+    parts = UnitParts(
+        caption="",
+        context_before=("It was 12",),
+        context_after=(),
+        footnotes=(),
+        rows=_REGION_ROWS,
+        fmt=TABLE_FORMATS["markdown"],
+        tables=TableParams(min_row_value_chars=2),
+    )
+    assert parts.rows_named() == ((1,),)
 
 
 @given(_tables_and_texts())
