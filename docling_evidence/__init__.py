@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from docling_evidence.pack.evidence import PackedEvidence
     from docling_evidence.params import (
         ContextParams,
+        DocumentParams,
         EvidenceParams,
         PackParams,
         PieceParams,
@@ -57,10 +58,12 @@ _EXPORTS = {
     "PieceParams": "docling_evidence.params",
     "PackParams": "docling_evidence.params",
     "TableParams": "docling_evidence.params",
+    "DocumentParams": "docling_evidence.params",
 }
 
 __all__ = [
     "ContextParams",
+    "DocumentParams",
     "EvidenceChunk",
     "EvidenceChunker",
     "EvidenceMeta",

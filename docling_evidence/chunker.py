@@ -203,7 +203,7 @@ class EvidenceChunker(BaseChunker):
         # as in HybridChunker, chunk(**kwargs) patches the serializer's parameters (pages=, labels=, layers=, ...):
         # what they leave out is left out of the units too
         excluded = doc_ser.get_excluded_refs(**kwargs) - doc_ser.get_excluded_refs() if kwargs else set()
-        index = build_index(doc, excluded)
+        index = build_index(doc, excluded, self.params.document)
         paragraphs = RenderedParagraphs(doc, index, doc_ser)
         headings_at = headings_by_position(index)
         units = build_units(doc, index, self._unit_request(doc, doc_ser, headings_at, paragraphs))

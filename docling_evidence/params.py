@@ -16,12 +16,14 @@ from pydantic.fields import FieldInfo
 
 from docling_evidence.assemble.params import PieceParams, UnitParams
 from docling_evidence.context.params import ContextParams
+from docling_evidence.document.params import DocumentParams
 from docling_evidence.pack.params import PackParams
 from docling_evidence.split.params import SplitParams
 from docling_evidence.tables.params import TableParams
 
 __all__ = [
     "ContextParams",
+    "DocumentParams",
     "EvidenceParams",
     "PackParams",
     "PieceParams",
@@ -38,8 +40,13 @@ class EvidenceParams(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
+    document: DocumentParams = Field(
+        default_factory=DocumentParams,
+        description="Which texts of the document are page boilerplate (link lines, navigation), never context.",
+    )
     tables: TableParams = Field(
-        default_factory=TableParams, description="How a table's header rows are found when Docling marked none."
+        default_factory=TableParams,
+        description="How a table's header rows are found when Docling marked none, and which rows a text names.",
     )
     units: UnitParams = Field(
         default_factory=UnitParams, description="What a unit attaches to its table (captions, context, footnotes)."
@@ -89,6 +96,7 @@ def move_legacy_switches(data: dict[str, Any]) -> dict[str, Any]:
 
 
 _STAGES: tuple[tuple[str, type[BaseModel]], ...] = (
+    ("document", DocumentParams),
     ("tables", TableParams),
     ("units", UnitParams),
     ("context", ContextParams),

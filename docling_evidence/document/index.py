@@ -22,6 +22,7 @@ from docling_core.types.doc import (
 from docling_core.types.doc.document import RichTableCell
 
 from docling_evidence.document.layout import Box, item_boxes, nearest_gap
+from docling_evidence.document.params import DEFAULT_DOCUMENT_PARAMS, DocumentParams
 from docling_evidence.text.sentences import sentence_spans
 from docling_evidence.text.words import WORD
 
@@ -29,18 +30,6 @@ PARAGRAPH_LABELS = frozenset({DocItemLabel.TEXT, DocItemLabel.PARAGRAPH, DocItem
 """Labels of body text that may explain a table."""
 
 URL = re.compile(r"(?:\b[a-z][a-z0-9+.\-]*://|\bwww\.)\S+", re.IGNORECASE)
-
-LINK_LINE_MAX_WORDS = 2
-"""A text holding a link or a URL with at most this many words besides is a link line, not prose: "Retrieved from
-<url>", "(Redirected from <link>)", a bare URL, a menu entry or a category that is only a link."""
-
-LABEL_MAX_WORDS = 3
-"""A line of at most this many words ending with a colon ("Categories:", "See also:") labels what follows it; it
-holds no sentence. Above boilerplate (a list of links) it is boilerplate too."""
-
-NAVIGATION_LINK_SHARE = 1 / 3
-"""A sentence holding a link is navigation ("For other uses, see <link>.") when link text makes at least this share of
-its words; a paragraph is navigation when at least half of its sentences are."""
 
 
 @dataclass
@@ -198,10 +187,14 @@ def rich_cell_content(doc: DoclingDocument, table: TableItem) -> set[str]:
     return found
 
 
-def build_index(doc: DoclingDocument, excluded: frozenset[str] | set[str] = frozenset()) -> DocIndex:
+def build_index(
+    doc: DoclingDocument,
+    excluded: frozenset[str] | set[str] = frozenset(),
+    params: DocumentParams = DEFAULT_DOCUMENT_PARAMS,
+) -> DocIndex:
     """Walk the document once and collect a :class:`DocIndex` (the content of rich table cells is not a body item:
     it belongs to its table). Items in ``excluded`` (what the serializer leaves out for ``chunk(**kwargs)``) are
-    not indexed."""
+    not indexed; ``params`` says which texts are page boilerplate."""
     items: list[DocItem] = []
     satellites: set[str] = set()
     in_cells: set[str] = set()
@@ -234,19 +227,19 @@ def build_index(doc: DoclingDocument, excluded: frozenset[str] | set[str] = froz
         inline_of=inline_of,
         inline_members=inline_members,
     )
-    index.boilerplate = _boilerplate(doc, index)
+    index.boilerplate = _boilerplate(doc, index, params)
     return index
 
 
-def _boilerplate(doc: DoclingDocument, index: DocIndex) -> frozenset[int]:
+def _boilerplate(doc: DoclingDocument, index: DocIndex, params: DocumentParams) -> frozenset[int]:
     """``DocIndex.boilerplate``: the paragraphs in furniture or that :func:`is_boilerplate` marks, and the label lines
     introducing them ("Categories:" above its links). A label above prose ("Interest Expense:" above the paragraph
     about it) is that paragraph's title, not boilerplate."""
     paragraphs = [i for i in range(len(index.items)) if index.is_paragraph(i)]
     runs = {i: [(index.items[m].text, _is_link(index.items[m])) for m in index.members(i)] for i in paragraphs}  # type: ignore[attr-defined]
-    marked = {i for i in paragraphs if _in_furniture(doc, index.items[i]) or is_boilerplate(runs[i])}
+    marked = {i for i in paragraphs if _in_furniture(doc, index.items[i]) or is_boilerplate(runs[i], params)}
     for i, nxt in zip(reversed(paragraphs[:-1]), reversed(paragraphs[1:]), strict=True):
-        if nxt in marked and is_label_line(index.paragraph_text(i)) and nxt == _next_paragraph(index, i):
+        if nxt in marked and is_label_line(index.paragraph_text(i), params) and nxt == _next_paragraph(index, i):
             marked.add(i)
     return frozenset(marked)
 
@@ -257,11 +250,15 @@ def _next_paragraph(index: DocIndex, idx: int) -> int | None:
     return nxt if nxt < len(index.items) and index.is_paragraph(nxt) else None
 
 
-def is_label_line(text: str) -> bool:
-    """A label for what follows, holding no sentence: at most ``LABEL_MAX_WORDS`` words without a digit, ending with a
-    colon ("Categories:", "See also:", "Interest Expense:")."""
+def is_label_line(text: str, params: DocumentParams = DEFAULT_DOCUMENT_PARAMS) -> bool:
+    """A label for what follows, holding no sentence: at most ``params.label_line_max_words`` words without a digit,
+    ending with a colon ("Categories:", "See also:", "Interest Expense:")."""
     text = text.strip()
-    return text.endswith(":") and len(WORD.findall(text)) <= LABEL_MAX_WORDS and not any(c.isdigit() for c in text)
+    return (
+        text.endswith(":")
+        and len(WORD.findall(text)) <= params.label_line_max_words
+        and not any(c.isdigit() for c in text)
+    )
 
 
 def _is_link(item: DocItem) -> bool:
@@ -284,13 +281,13 @@ def _in_furniture(doc: DoclingDocument, item: DocItem) -> bool:
     return False
 
 
-def is_boilerplate(runs: Sequence[tuple[str, bool]]) -> bool:
+def is_boilerplate(runs: Sequence[tuple[str, bool]], params: DocumentParams = DEFAULT_DOCUMENT_PARAMS) -> bool:
     """Whether a paragraph, given as its runs ``(text, whole run is a link)`` (one run for a plain text), is page
     boilerplate rather than prose that could explain a table:
 
-    - a link line: a link or a URL with at most ``LINK_LINE_MAX_WORDS`` words besides;
+    - a link line: a link or a URL with at most ``params.link_line_max_words`` words besides;
     - navigation: links, and at least half of its sentences navigation sentences (link text at least
-      ``NAVIGATION_LINK_SHARE`` of the sentence's words).
+      ``params.navigation_link_share`` of the sentence's words).
 
     A label line (:func:`is_label_line`) is boilerplate only above boilerplate, which this text alone cannot tell.
     """
@@ -301,9 +298,9 @@ def is_boilerplate(runs: Sequence[tuple[str, bool]]) -> bool:
     if not has_link:  # most paragraphs: neither rule applies, so their words need no counting
         return False
     plain = " ".join(URL.sub(" ", t) for t, link in runs if not link)
-    if len(WORD.findall(plain)) <= LINK_LINE_MAX_WORDS:
+    if len(WORD.findall(plain)) <= params.link_line_max_words:
         return True
-    return _navigation(runs, text)
+    return _navigation(runs, text, params.navigation_link_share)
 
 
 def _may_hold_url(text: str) -> bool:
@@ -313,8 +310,9 @@ def _may_hold_url(text: str) -> bool:
     return "://" in text or "www." in text.lower()
 
 
-def _navigation(runs: Sequence[tuple[str, bool]], text: str) -> bool:
-    """At least half of the sentences of ``text`` (the runs joined by spaces) are navigation sentences."""
+def _navigation(runs: Sequence[tuple[str, bool]], text: str, link_share: float) -> bool:
+    """At least half of the sentences of ``text`` (the runs joined by spaces) are navigation sentences: link text
+    makes at least ``link_share`` of their words."""
     link_spans, start = [], 0
     for t, link in runs:
         if link:
@@ -329,7 +327,7 @@ def _navigation(runs: Sequence[tuple[str, bool]], text: str) -> bool:
     for a, b in spans:
         words = [w.span() for w in WORD.finditer(text, a, b)]
         linked = sum(1 for s, e in words if any(ls <= s and e <= le for ls, le in link_spans))
-        if words and linked and linked >= NAVIGATION_LINK_SHARE * len(words):
+        if words and linked and linked >= link_share * len(words):
             navigational += 1
     return bool(spans) and 2 * navigational >= len(spans)
 

@@ -16,7 +16,7 @@ from docs_builder import add_table
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from docling_evidence import EvidenceChunk, EvidenceChunker, bundled_tokenizer
+from docling_evidence import DocumentParams, EvidenceChunk, EvidenceChunker, EvidenceParams, bundled_tokenizer
 from docling_evidence.document.index import build_index, is_boilerplate, is_label_line
 
 WIKI = "https://en.wikipedia.org/w/index.php?title=Duck&oldid=1246843672"
@@ -194,6 +194,49 @@ def test_boilerplate_rules_on_single_texts() -> None:
     assert not is_boilerplate(
         [("The flags of", False), ("fs.open()", True), ("are listed in the table below, one per row.", False)]
     )
+
+
+def test_the_boilerplate_bounds_are_read_from_the_document_params() -> None:
+    at_url = [("See the data at https://example.org/data.csv", False)]  # 4 words besides the URL, 1 of 5 linked
+    assert not is_boilerplate(at_url)
+    assert is_boilerplate(at_url, DocumentParams(link_line_max_words=4))
+    assert is_boilerplate(at_url, DocumentParams(navigation_link_share=0.2))
+    # "Available at the portal": a link line, else navigation when half of its words (those of the link) are enough
+    assert is_boilerplate(
+        [("Available at", False), ("the portal", True)],
+        DocumentParams(link_line_max_words=1, navigation_link_share=0.5),
+    )
+    assert not is_boilerplate(
+        [("Available at", False), ("the portal", True)],
+        DocumentParams(link_line_max_words=1, navigation_link_share=0.6),
+    )
+    assert not is_label_line("Main results by year:") and is_label_line("See also:")
+    assert is_label_line("Main results by year:", DocumentParams(label_line_max_words=4))
+    assert not is_label_line("See also:", DocumentParams(label_line_max_words=1))
+
+
+def _report_with_a_link() -> DoclingDocument:
+    """A table and, right after it, a paragraph about it that holds a URL."""
+    doc = DoclingDocument(name="report")
+    doc.add_heading(text="Results of operations")
+    add_table(doc, [["Item", "2019", "2018"]], [["Revenue", "1,204", "1,118"], ["Costs", "9,800", "8,700"]])
+    doc.add_text(label=DocItemLabel.TEXT, text="Revenue rose in 2019 on higher volumes, see https://example.org/r.")
+    doc.add_heading(text="Outlook")
+    doc.add_text(label=DocItemLabel.TEXT, text="We expect more of the same.")
+    return doc
+
+
+def test_a_chunkers_document_params_decide_what_is_boilerplate_and_so_context() -> None:
+    doc = _report_with_a_link()
+    (link,) = [t for t in doc.texts if "example.org" in t.text]
+    assert not build_index(doc).boilerplate
+    (unit,) = _units(list(EvidenceChunker().chunk(doc)))
+    assert link.text in _shown(doc, unit)
+    for params in (DocumentParams(link_line_max_words=8), DocumentParams(navigation_link_share=0.1)):
+        index = build_index(doc, params=params)
+        assert {index.items[i].self_ref for i in index.boilerplate} == {link.self_ref}
+        (unit,) = _units(list(EvidenceChunker(params=EvidenceParams(document=params)).chunk(doc)))
+        assert link.text not in _shown(doc, unit)
 
 
 @given(

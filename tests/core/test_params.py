@@ -15,6 +15,7 @@ from pydantic import ValidationError
 import docling_evidence
 from docling_evidence import (
     ContextParams,
+    DocumentParams,
     EvidenceChunker,
     EvidenceParams,
     PieceParams,
@@ -46,12 +47,14 @@ def test_every_stage_has_its_model_and_the_defaults_are_the_chunkers() -> None:
     assert params == EvidenceParams()
     assert isinstance(params.units, UnitParams) and isinstance(params.pieces, PieceParams)
     assert isinstance(params.context, ContextParams) and isinstance(params.split, SplitParams)
+    assert isinstance(params.document, DocumentParams) and isinstance(params.tables, TableParams)
     assert (params.units.with_caption, params.units.with_context, params.units.with_footnotes) == (True, True, True)
     assert params.pieces.min_piece_budget == 16 and params.pieces.page_context_tokens == 1024
 
 
 def test_the_stage_classes_are_exported_lazily_from_the_package() -> None:
-    for name in ("EvidenceParams", "UnitParams", "ContextParams", "SplitParams", "PieceParams", "TableParams"):
+    names = ("EvidenceParams", "UnitParams", "ContextParams", "SplitParams", "PieceParams", "TableParams")
+    for name in (*names, "DocumentParams"):
         assert name in docling_evidence.__all__
         assert getattr(docling_evidence, name).__name__ == name
 
@@ -89,6 +92,10 @@ def test_an_unknown_name_is_rejected_and_named() -> None:
         (TableParams, "max_row_label_words", 0),
         (TableParams, "min_row_value_chars", 0),
         (TableParams, "min_row_value_chars", 51),
+        (DocumentParams, "link_line_max_words", -1),
+        (DocumentParams, "label_line_max_words", 51),
+        (DocumentParams, "navigation_link_share", 1.5),
+        (DocumentParams, "navigation_link_share", math.nan),
         (UnitParams, "footnote_max_gap_pt", -1.0),
         (UnitParams, "footnote_max_gap_pt", math.nan),
         (UnitParams, "footnote_max_gap_pt", math.inf),
@@ -299,6 +306,6 @@ def test_docs_parameters_page_is_written_from_the_models() -> None:
 
 
 def test_every_field_has_a_description() -> None:
-    for model in (UnitParams, PieceParams, ContextParams, SplitParams, TableParams):
+    for model in (UnitParams, PieceParams, ContextParams, SplitParams, TableParams, DocumentParams):
         for name, info in model.model_fields.items():
             assert info.description, f"{model.__name__}.{name} has no description"
