@@ -49,7 +49,9 @@ class EvidenceParams(BaseModel):
         description="How a table's header rows are found when Docling marked none, and which rows a text names.",
     )
     units: UnitParams = Field(
-        default_factory=UnitParams, description="What a unit attaches to its table (captions, context, footnotes)."
+        default_factory=UnitParams,
+        description="What a unit attaches to its table (captions, context, footnotes) and how what belongs to a table "
+        "is found (captions, titles, references by place, continued tables).",
     )
     context: ContextParams = Field(
         default_factory=ContextParams, description="How the paragraphs and sentences that explain a table are chosen."

@@ -7,8 +7,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 
 class UnitParams(BaseModel):
-    """What a unit attaches to its table. Switching an attachment off is an ablation: the items then stay in the
-    text chunks, so nothing is lost.
+    """What a unit attaches to its table, and how the texts that belong to it are found: its caption, footnotes and
+    title, the references that name it by title or place, and the parts of a table continued on the next page.
+    Switching an attachment off is an ablation: the items then stay in the text chunks, so nothing is lost.
 
     Whether a table continued on the next pages is one unit (``EvidenceChunker.merge_continued_tables``) is not
     here: it decides which ``TableItem`` objects are one table, not what a table carries, and stays a top-level
@@ -62,6 +63,37 @@ class UnitParams(BaseModel):
         allow_inf_nan=False,
         description="Largest vertical gap in points between a table (or the footnote above) and an unlinked "
         "footnote below it, on paginated documents.",
+    )
+    title_max_words: int = Field(
+        default=4,
+        ge=1,
+        le=50,
+        description='The longest heading, in words, that titles the table right below it ("SCHEDULE", "FIRST '
+        'SCHEDULE"), so that "the Schedule" names that table as "Table 3" would: a longer heading is a section '
+        "title, not a table's name.",
+    )
+    subtitle_max_words: int = Field(
+        default=12,
+        ge=0,
+        le=200,
+        description='The longest text that may stand between a title and its table (a subtitle: "Appointment and '
+        'limits of a Customs Area."); a longer one is prose, and the heading above it titles no table.',
+    )
+    title_reach: int = Field(
+        default=16,
+        ge=0,
+        le=10_000,
+        description='The farthest reading distance, in items, between a reference by title ("the Schedule") and the '
+        'table it names: titles such as "SCHEDULE" recur in every notice of a gazette, so only a reference near '
+        "the table names it; 0: no reference by title names a table.",
+    )
+    pointing_reach: int = Field(
+        default=8,
+        ge=0,
+        le=10_000,
+        description='How far a reference by place ("the following table", "the table above") reaches: it names the '
+        "next (previous) table when fewer than this many paragraphs lie between them, as a discussion goes on for a "
+        "few paragraphs; 0: a reference by place names no table.",
     )
 
 

@@ -27,7 +27,8 @@ from docling_evidence.units.captions import (
     table_label,
 )
 from docling_evidence.units.continuation import find_runs, join_rows
-from docling_evidence.units.titles import table_title, title_label
+from docling_evidence.units.deixis import PointingRules
+from docling_evidence.units.titles import TitleRules, table_title, title_label
 
 _log = logging.getLogger(__name__)
 
@@ -394,11 +395,19 @@ def _with_context(
     """``units`` with their context chosen (:func:`docling_evidence.context.choose.choose_context`); nothing in
     ``taken`` (captions, footnotes) is context."""
     labels = {u.position: table_label(u.caption.text) if u.caption else None for u in units}
+    parts = request.parts
+    title_rules = TitleRules(parts.title_max_words, parts.subtitle_max_words, parts.title_reach)
     # a table without a "Table 3" label may be titled by the heading right above it ("SCHEDULE")
-    titles = {pos: table_title(index, pos) for pos, label in labels.items() if label is None}
+    titles = {pos: table_title(index, pos, title_rules) for pos, label in labels.items() if label is None}
     labels.update({pos: title_label(title) for pos, title in titles.items() if title})
     ctx = build_context_index(
-        index, labels, [t for t in titles.values() if t], {u.position: u.rows for u in units}, params=request.context
+        index,
+        labels,
+        [t for t in titles.values() if t],
+        {u.position: u.rows for u in units},
+        params=request.context,
+        title_rules=title_rules,
+        pointing_rules=PointingRules(parts.pointing_reach),
     )
     budget = request.budget
     keep_context = request.keep_context

@@ -26,7 +26,7 @@ from docling_evidence.document.index import DocIndex
 from docling_evidence.document.layout import horizontal_overlap, inside, nearest_gap
 from docling_evidence.units.captions import normalize_label
 from docling_evidence.units.deixis import position_label
-from docling_evidence.units.titles import TITLE_REACH, is_title_label
+from docling_evidence.units.titles import is_title_label
 
 
 @dataclass(frozen=True)
@@ -216,7 +216,7 @@ def framed(ctx: ContextIndex, naming: list[int], params: ContextParams) -> list[
 
 def _naming(ctx: ContextIndex, t_idx: int, label: str | None) -> list[int]:
     """Paragraphs naming the table: by its label, when their nearest table with that label is this one (a
-    reference to a title, "the Schedule", names the next table so titled when it is within ``TITLE_REACH`` — the
+    reference to a title, "the Schedule", names the next table so titled when it is within ``TitleRules.reach`` — the
     notice text comes before its schedule — else the one before within reach); and by its place ("the following
     table", :mod:`docling_evidence.units.deixis`). In reading order."""
     out = list(ctx.named_by.get(position_label(t_idx), []))
@@ -228,7 +228,8 @@ def _naming(ctx: ContextIndex, t_idx: int, label: str | None) -> list[int]:
     for idx in ctx.named_by.get(label, []):
         j = bisect_left(tables, idx)
         if by_title:
-            reachable = [t for t in tables[max(0, j - 1) : j + 1] if abs(t - idx) <= TITLE_REACH]
+            reach = ctx.title_rules.reach
+            reachable = [t for t in tables[max(0, j - 1) : j + 1] if abs(t - idx) <= reach]
             nearest = max(reachable) if reachable else None
         else:
             nearest = min(tables[max(0, j - 1) : j + 1], key=lambda t: (abs(t - idx), t))

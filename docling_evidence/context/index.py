@@ -22,8 +22,14 @@ from docling_evidence.tables.rows import TableRows
 from docling_evidence.text.sentences import sentence_spans
 from docling_evidence.text.words import content_words, numbers
 from docling_evidence.units.captions import mentions_figure, normalize_label, table_mentions
-from docling_evidence.units.deixis import pointed_table, pointing_mentions, position_label
-from docling_evidence.units.titles import title_mentions, title_set
+from docling_evidence.units.deixis import (
+    DEFAULT_POINTING_RULES,
+    PointingRules,
+    pointed_table,
+    pointing_mentions,
+    position_label,
+)
+from docling_evidence.units.titles import DEFAULT_TITLE_RULES, TitleRules, title_mentions, title_set
 
 Mention = tuple[str, int, int]
 """A reference to a table in a text: (normalised label, start, end)."""
@@ -88,6 +94,8 @@ class ContextIndex:
     """Page -> (bottom edge, reading position) of each paragraph box on it, ascending."""
     params: ContextParams = DEFAULT_PARAMS
     """The rules the index was built with; context is chosen by the same ones."""
+    title_rules: TitleRules = DEFAULT_TITLE_RULES
+    """How long a title is and how far a reference by title reaches (:mod:`docling_evidence.units.titles`)."""
     _parsed: dict[tuple[int, int | None], Paragraph] = field(default_factory=dict)
 
     def paragraph(self, idx: int, end: int | None = None) -> Paragraph:
@@ -113,7 +121,7 @@ class ContextIndex:
 
     def mentions(self, text: str) -> list[Mention]:
         """Every table ``text`` names, by label or by title, with its span (:func:`text_mentions`)."""
-        return text_mentions(text, self.titles)
+        return text_mentions(text, self.titles, self.title_rules)
 
     def weight(self, term: str) -> float:
         """Inverse document frequency of a word or number over the document's paragraphs (at least log 2)."""
@@ -121,10 +129,10 @@ class ContextIndex:
         return math.log(1 + n / max(1, self.doc_freq.get(term, 0)))
 
 
-def text_mentions(text: str, titles: frozenset[str]) -> list[Mention]:
-    """Every table ``text`` names, by label ("Table 3") or by one of ``titles`` ("the First Schedule"), with its
-    span."""
-    return table_mentions(text) + title_mentions(text, titles)
+def text_mentions(text: str, titles: frozenset[str], title_rules: TitleRules = DEFAULT_TITLE_RULES) -> list[Mention]:
+    """Every table ``text`` names, by label ("Table 3") or by one of ``titles`` ("the First Schedule", at most
+    ``title_rules.max_words`` words), with its span."""
+    return table_mentions(text) + title_mentions(text, titles, title_rules)
 
 
 def build_context_index(
@@ -134,6 +142,8 @@ def build_context_index(
     table_rows: dict[int, TableRows] | None = None,
     *,
     params: ContextParams = DEFAULT_PARAMS,
+    title_rules: TitleRules = DEFAULT_TITLE_RULES,
+    pointing_rules: PointingRules = DEFAULT_POINTING_RULES,
 ) -> ContextIndex:
     """One pass over the document's paragraphs: mentions, word frequencies and per-page position lists.
 
@@ -145,6 +155,8 @@ def build_context_index(
         table_rows: reading position of each unit table -> its rows, whose body's distinctive values tie the
             paragraphs quoting them to it.
         params: the rules of context choice (pass the same ones to ``choose_context``).
+        title_rules: how long a title is and how far a reference by title reaches.
+        pointing_rules: how far a reference by place ("the table below") reaches.
     """
     title_forms = title_set(titles)
     # page boilerplate (a link line, a label line, navigation: DocIndex.boilerplate) explains no table, unless it
@@ -154,11 +166,11 @@ def build_context_index(
         i
         for i in texts
         if i not in index.boilerplate
-        or text_mentions(index.paragraph_text(i), title_forms)
+        or text_mentions(index.paragraph_text(i), title_forms, title_rules)
         or pointing_mentions(index.paragraph_text(i))
     ]
     tables = sorted(table_labels)
-    named_by, pointers = _references(index, paragraphs, tables, title_forms)
+    named_by, pointers = _references(index, paragraphs, tables, title_forms, (title_rules, pointing_rules))
     # how rare a word is: over every paragraph of the document, boilerplate too (it is text the reader sees)
     doc_freq: Counter[str] = Counter()
     # each paragraph's numbers, read once: the quotes below look at them again
@@ -189,22 +201,28 @@ def build_context_index(
         by_top=by_top,
         by_bottom=by_bottom,
         params=params,
+        title_rules=title_rules,
     )
 
 
 def _references(
-    index: DocIndex, paragraphs: list[int], tables: list[int], title_forms: frozenset[str]
+    index: DocIndex,
+    paragraphs: list[int],
+    tables: list[int],
+    title_forms: frozenset[str],
+    rules: tuple[TitleRules, PointingRules],
 ) -> tuple[dict[str, list[int]], dict[int, list[Mention]]]:
     """Label (or position label) -> the paragraphs naming that table, in reading order; and paragraph -> its
-    references to a table by place, resolved to the table they point at."""
+    references to a table by place, resolved to the table they point at (``rules``: by title, by place)."""
+    title_rules, pointing_rules = rules
     named_by: dict[str, list[int]] = {}
     pointers: dict[int, list[Mention]] = {}
     for idx in paragraphs:
         text = index.paragraph_text(idx)
-        for label in {lab for lab, _a, _b in text_mentions(text, title_forms)}:
+        for label in {lab for lab, _a, _b in text_mentions(text, title_forms, title_rules)}:
             named_by.setdefault(label, []).append(idx)
         for direction, start, end in pointing_mentions(text):
-            pointed = pointed_table(index, paragraphs, tables, idx, direction)
+            pointed = pointed_table(index, paragraphs, tables, idx, direction, pointing_rules)
             if pointed is not None:
                 pointers.setdefault(idx, []).append((position_label(pointed), start, end))
                 by_place = named_by.setdefault(position_label(pointed), [])

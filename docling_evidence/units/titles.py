@@ -4,7 +4,7 @@ Legal and government documents title a table with a heading ("SCHEDULE", "FIRST 
 caption, and refer to it by that title: "the persons named in the first column of the Schedule", "the place
 specified in the First Schedule". Such a reference names the table as "Table 3" would
 (:mod:`docling_evidence.context.choose`
-then treats the paragraph as naming it). A title is short (``TITLE_MAX_WORDS``); a reference is "the" followed by
+then treats the paragraph as naming it). A title is short (``TitleRules.max_words``); a reference is "the" followed by
 the title with a capital letter ("the Schedule", not "the schedule of payments"), so ordinary prose that merely uses
 the word does not name the table. Finding references costs one set lookup per "the" before a capital, however many
 titled tables a document has.
@@ -14,30 +14,43 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from docling_core.types.doc import TextItem
 
 from docling_evidence.document.index import DocIndex
 
-TITLE_MAX_WORDS = 4
-"""Longest title, in words: a heading longer than this is a section title, not a table's name."""
 
-SUBTITLE_MAX_WORDS = 12
-"""Longest text that may stand between a title and its table ("Appointment and limits of a Customs Area.")."""
+@dataclass(frozen=True)
+class TitleRules:
+    """What titles a table and how far a reference by title reaches (the chunker's are ``UnitParams``'s
+    ``title_max_words``, ``subtitle_max_words`` and ``title_reach``).
 
-TITLE_REACH = 16
-"""Farthest reading distance (items) between a reference and the table it names by title: titles such as "SCHEDULE"
-recur in every notice of a gazette, so only a reference near the table names it."""
+    Attributes:
+        max_words: the longest title, in words: a heading longer than this is a section title, not a table's name.
+        subtitle_max_words: the longest text that may stand between a title and its table ("Appointment and limits
+            of a Customs Area.").
+        reach: the farthest reading distance (items) between a reference and the table it names by title: titles
+            such as "SCHEDULE" recur in every notice of a gazette, so only a reference near the table names it.
+    """
+
+    max_words: int = 4
+    subtitle_max_words: int = 12
+    reach: int = 16
+
+
+DEFAULT_TITLE_RULES = TitleRules()
+"""The measured defaults."""
 
 _TITLE_PREFIX = "TITLE:"
 
 
-def table_title(index: DocIndex, t_idx: int) -> str | None:
+def table_title(index: DocIndex, t_idx: int, rules: TitleRules = DEFAULT_TITLE_RULES) -> str | None:
     """The title of the table at reading position ``t_idx``, or None.
 
-    The title is the section header (or an all-capitals line) of at most ``TITLE_MAX_WORDS`` words right above the
-    table in reading order, with only the table's captions or footnotes and at most one short text (a subtitle)
-    between them.
+    The title is the section header (or an all-capitals line) of at most ``rules.max_words`` words right above the
+    table in reading order, with only the table's captions or footnotes and at most one short text (a subtitle, at
+    most ``rules.subtitle_max_words`` words) between them.
     """
     idx, subtitle = t_idx - 1, False
     while idx >= 0 and t_idx - idx <= 4:
@@ -48,9 +61,9 @@ def table_title(index: DocIndex, t_idx: int) -> str | None:
         if item.self_ref in index.satellites:
             idx -= 1
             continue
-        if (index.is_heading(idx) or item.text.isupper()) and 0 < len(words) <= TITLE_MAX_WORDS:
+        if (index.is_heading(idx) or item.text.isupper()) and 0 < len(words) <= rules.max_words:
             return " ".join(words)
-        if subtitle or index.is_heading(idx) or len(words) > SUBTITLE_MAX_WORDS:
+        if subtitle or index.is_heading(idx) or len(words) > rules.subtitle_max_words:
             return None
         subtitle, idx = True, idx - 1
     return None
@@ -68,7 +81,7 @@ def is_title_label(label: str) -> bool:
 
 _REFERENCE = re.compile(r"\b[Tt]he\s+(?=[A-Z])")
 """Where a reference may start: 'the' before a capital letter. Each one is checked against the titles by a set
-lookup of its next one to ``TITLE_MAX_WORDS`` words, however many titles a document has."""
+lookup of its next one to ``TitleRules.max_words`` words, however many titles a document has."""
 _TOKEN = re.compile(r"\S+")
 _TRAILING = ",;:.)]"
 _JOINERS = frozenset({"of", "to", "for", "on"})
@@ -79,10 +92,13 @@ def title_set(titles: Iterable[str]) -> frozenset[str]:
     return frozenset(" ".join(t.split()).upper() for t in titles if t.strip())
 
 
-def title_mentions(text: str, titles: frozenset[str]) -> list[tuple[str, int, int]]:
+def title_mentions(
+    text: str, titles: frozenset[str], rules: TitleRules = DEFAULT_TITLE_RULES
+) -> list[tuple[str, int, int]]:
     """The references to ``titles`` in ``text`` ("the First Schedule"), as ``(label, start, end)`` like
-    :func:`captions.table_mentions`. A title followed by a capitalised word, or by "of"/"to"/"for"/"on" and one, is
-    part of a longer name ("the Schedule of Tariffs 2023"), not a reference."""
+    :func:`captions.table_mentions`; a title is at most ``rules.max_words`` words. A title followed by a capitalised
+    word, or by "of"/"to"/"for"/"on" and one, is part of a longer name ("the Schedule of Tariffs 2023"), not a
+    reference."""
     if not titles:
         return []
     found: list[tuple[str, int, int]] = []
@@ -90,10 +106,10 @@ def title_mentions(text: str, titles: frozenset[str]) -> list[tuple[str, int, in
         tokens = []
         for t in _TOKEN.finditer(text, m.end()):
             tokens.append(t)
-            if len(tokens) > TITLE_MAX_WORDS + 2:
+            if len(tokens) > rules.max_words + 2:
                 break
         words = [t.group(0).rstrip(_TRAILING) for t in tokens]
-        for n in range(min(len(words), TITLE_MAX_WORDS), 0, -1):
+        for n in range(min(len(words), rules.max_words), 0, -1):
             if " ".join(words[:n]).upper() not in titles:
                 continue
             if any(t.group(0)[-1] in _TRAILING for t in tokens[: n - 1]):

@@ -7,7 +7,7 @@ from docs_builder import add_table, paged_doc, prov, table_data
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from docling_evidence import EvidenceChunker
+from docling_evidence import EvidenceChunker, EvidenceParams, UnitParams
 from docling_evidence.units.deixis import pointing_mentions
 
 
@@ -44,6 +44,14 @@ def test_a_paragraph_pointing_back_at_the_table_is_its_context_beyond_the_layout
     (unit,) = _units(_far_paragraph_doc("The amounts exclude deferred items."))
     assert unit.meta.roles.get("#/texts/2") != "context"
     assert "#/texts/2" not in unit.meta.context_spans
+
+
+def test_pointing_reach_bounds_how_many_paragraphs_a_reference_by_place_crosses() -> None:
+    pointing = "The amounts in the table above exclude deferred items."
+    doc = _far_paragraph_doc(pointing)  # one paragraph between the table and the reference
+    for reach, named in ((8, True), (2, True), (1, False), (0, False)):
+        (unit,) = _units(doc, params=EvidenceParams(units=UnitParams(pointing_reach=reach)))
+        assert (unit.meta.roles.get("#/texts/2") == "context") is named, reach
 
 
 def test_a_lead_in_points_at_the_next_table_across_its_title_heading() -> None:

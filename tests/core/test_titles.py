@@ -5,9 +5,9 @@ from __future__ import annotations
 from docling_core.types.doc import DocItemLabel, DoclingDocument
 from docs_builder import add_table, paged_doc, prov
 
-from docling_evidence import EvidenceChunker
+from docling_evidence import EvidenceChunker, EvidenceParams, UnitParams
 from docling_evidence.document.index import build_index
-from docling_evidence.units.titles import table_title, title_label, title_mentions, title_set
+from docling_evidence.units.titles import TitleRules, table_title, title_label, title_mentions, title_set
 
 
 def _notice(doc: DoclingDocument, page: int, top: float, body: str, title: str = "SCHEDULE") -> None:
@@ -22,9 +22,9 @@ def _notice(doc: DoclingDocument, page: int, top: float, body: str, title: str =
     )
 
 
-def _context(doc: DoclingDocument) -> dict[str, list[str]]:
+def _context(doc: DoclingDocument, units: UnitParams | None = None) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
-    for c in EvidenceChunker().chunk(doc):
+    for c in EvidenceChunker(params=EvidenceParams(units=units or UnitParams())).chunk(doc):
         if c.meta.kind == "table":
             table = next(r for r, role in c.meta.roles.items() if role == "table")
             out.setdefault(table, []).extend(
@@ -75,3 +75,39 @@ def test_a_notice_naming_its_table_by_title_is_context_across_the_title_heading(
     assert body in context["#/tables/0"]
     assert body not in context["#/tables/1"]
     assert "The Minister appoints the persons listed in the Schedule as inspectors." in context["#/tables/1"]
+
+
+def test_the_longest_title_and_subtitle_are_the_title_rules() -> None:
+    doc = paged_doc(1)
+    doc.add_heading(text="SCHEDULE", prov=prov(1, 50, 40, 290, 50))
+    subtitle = "Appointment and limits of a Customs Area."  # 7 words
+    doc.add_text(label=DocItemLabel.TEXT, text=subtitle, prov=prov(1, 50, 55, 290, 65))
+    add_table(doc, [["a", "b"]], [["1", "2"]], provs=[prov(1, 50, 70, 290, 120)])
+    index = build_index(doc)
+    t_idx = index.order["#/tables/0"]
+    assert table_title(index, t_idx) == "SCHEDULE"
+    assert table_title(index, t_idx, TitleRules(subtitle_max_words=6)) is None
+    plain = paged_doc(1)
+    plain.add_heading(text="4 Experiments and results on the three benchmarks", prov=prov(1, 50, 40, 290, 50))
+    add_table(plain, [["a", "b"]], [["1", "2"]], provs=[prov(1, 50, 60, 290, 120)])
+    plain_index = build_index(plain)
+    long_title = TitleRules(max_words=8)
+    assert table_title(plain_index, plain_index.order["#/tables/0"], long_title) == (
+        "4 Experiments and results on the three benchmarks"
+    )
+    assert table_title(index, t_idx, TitleRules(max_words=1)) == "SCHEDULE"
+
+
+def test_a_reference_is_looked_for_up_to_the_longest_title() -> None:
+    pattern = title_set(["First Schedule"])
+    text = "the place specified in the First Schedule, as a Customs Area"
+    assert [m[0] for m in title_mentions(text, pattern)] == [title_label("FIRST SCHEDULE")]
+    assert title_mentions(text, pattern, TitleRules(max_words=1)) == []
+
+
+def test_title_reach_bounds_how_far_a_reference_by_title_names_its_table() -> None:
+    body = "The Governor appoints the persons named in the first column of the Schedule as members of the Board."
+    doc = paged_doc(1)
+    _notice(doc, 1, 40, body)
+    assert body in _context(doc)["#/tables/0"]
+    assert body not in _context(doc, UnitParams(title_reach=0))["#/tables/0"]
