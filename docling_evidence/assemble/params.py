@@ -11,9 +11,10 @@ class UnitParams(BaseModel):
     title, the references that name it by title or place, and the parts of a table continued on the next page.
     Switching an attachment off is an ablation: the items then stay in the text chunks, so nothing is lost.
 
-    Whether a table continued on the next pages is one unit (``EvidenceChunker.merge_continued_tables``) is not
-    here: it decides which ``TableItem`` objects are one table, not what a table carries, and stays a top-level
-    setting beside ``table_format`` and ``repeat_table_header``.
+    Whether tables continued on the next pages are joined at all (``EvidenceChunker.merge_continued_tables``) is
+    not here: it decides which ``TableItem`` objects are one table, not what a table carries, and stays a top-level
+    setting beside ``table_format`` and ``repeat_table_header``; the ``continuation_*`` bounds here say when two
+    parts meet at a page break.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -50,6 +51,23 @@ class UnitParams(BaseModel):
         le=500,
         description="The most words the texts continuing a caption hold together: the rest of a title, not a "
         "paragraph.",
+    )
+    caption_max_gap_pt: float = Field(
+        default=100.0,
+        ge=0.0,
+        le=2000.0,
+        allow_inf_nan=False,
+        description="On paginated documents, the largest vertical gap in points between a table and a caption-like "
+        "text above or below it in its column: a caption sits next to its table, and a label farther away belongs to "
+        "another float or is a mention in the running text.",
+    )
+    caption_page_edge_items: int = Field(
+        default=3,
+        ge=0,
+        le=50,
+        description="For a table that opens (closes) its page, how many items at the end (start) of the previous "
+        "(next) page are searched for its caption, which a page break may have separated from it; 0: the adjacent "
+        "page is not searched.",
     )
     footnote_max_items: int = Field(
         default=4,
@@ -94,6 +112,46 @@ class UnitParams(BaseModel):
         description='How far a reference by place ("the following table", "the table above") reaches: it names the '
         "next (previous) table when fewer than this many paragraphs lie between them, as a discussion goes on for a "
         "few paragraphs; 0: a reference by place names no table.",
+    )
+    continuation_edge_fraction: float = Field(
+        default=0.15,
+        ge=0.0,
+        le=1.0,
+        allow_inf_nan=False,
+        description="A table part ends near the page bottom (the next part starts near the top) when within this "
+        "fraction of the page height of it; a part that stops higher up ends where the table ends, not at a page "
+        "break (a part with nothing of the body beyond it counts as at the edge anyway).",
+    )
+    continuation_edge_tolerance_pt: float = Field(
+        default=2.0,
+        ge=0.0,
+        le=100.0,
+        allow_inf_nan=False,
+        description="Boxes overlapping by up to this many points still count as below (above) a table part when "
+        "telling whether anything of the body lies beyond it on its page: neighbouring boxes touch or overlap by "
+        "rounding.",
+    )
+    continuation_stray_cell_max_words: int = Field(
+        default=3,
+        ge=0,
+        le=50,
+        description="The most words of a plain text inside a table part's box that is a cell Docling left out of the "
+        'grid ("-", "D2111"): part of the table, not text between two parts; longer texts inside the box are kept '
+        "as text that separates them.",
+    )
+    continuation_stray_cell_max_chars: int = Field(
+        default=24,
+        ge=0,
+        le=500,
+        description="The most characters of such a stray cell (with continuation_stray_cell_max_words).",
+    )
+    continuation_stray_cell_tolerance_pt: float = Field(
+        default=10.0,
+        ge=0.0,
+        le=200.0,
+        allow_inf_nan=False,
+        description="How many points a table part's box is widened on every side when telling whether a short text "
+        "lies inside it (a stray cell): a cell's text box may reach slightly past the grid Docling found.",
     )
 
 

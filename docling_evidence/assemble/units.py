@@ -22,11 +22,12 @@ from docling_evidence.tables.rows import RowReader, TableRows
 from docling_evidence.units.captions import (
     CaptionMatch,
     OrderRules,
+    PageRules,
     build_caption_index,
     find_caption,
     table_label,
 )
-from docling_evidence.units.continuation import find_runs, join_rows
+from docling_evidence.units.continuation import ContinuationRules, find_runs, join_rows
 from docling_evidence.units.deixis import PointingRules
 from docling_evidence.units.titles import TitleRules, table_title, title_label
 
@@ -322,11 +323,13 @@ def _units_without_context(
     units: list[EvidenceUnit] = []
     tables = unit_tables(doc, index, request.cell_serializer, request.tables)
     rows_at = dict(tables)
-    runs = find_runs(doc, index, tables)[0] if request.merge_continued_tables else []
+    order = OrderRules(parts.caption_max_steps, parts.caption_run_max_items, parts.caption_run_max_words)
+    page = PageRules(parts.caption_max_gap_pt, parts.caption_page_edge_items)
+    continuation = _continuation_rules(parts, order, page)
+    runs = find_runs(doc, index, tables, continuation)[0] if request.merge_continued_tables else []
     run_of = {run.positions[0]: run for run in runs}
     continued = {pos for run in runs for pos in run.positions[1:]}
     cap_index = build_caption_index(index) if parts.with_caption and index.has_layout else None
-    order = OrderRules(parts.caption_max_steps, parts.caption_run_max_items, parts.caption_run_max_words)
     for pos, rows in tables:
         if pos in continued:
             continue
@@ -336,7 +339,7 @@ def _units_without_context(
         caption = None
         if parts.with_caption:
             linked = _linked_texts(doc, item, "captions")
-            caption = find_caption(index, item, rows, taken, linked, cap_index, order)
+            caption = find_caption(index, item, rows, taken, linked, cap_index, order, page)
             if caption is not None:
                 _take_caption(caption, item, caption_owner, taken)
                 if caption.drop_header_row:
@@ -372,6 +375,20 @@ def _units_without_context(
             )
         )
     return units
+
+
+def _continuation_rules(parts: UnitParams, order: OrderRules, page: PageRules) -> ContinuationRules:
+    """The bounds of ``params.units`` that decide when a table part continues the one before, with the caption rules
+    by which a continuation's own caption is found."""
+    return ContinuationRules(
+        edge_fraction=parts.continuation_edge_fraction,
+        edge_tolerance_pt=parts.continuation_edge_tolerance_pt,
+        stray_cell_max_words=parts.continuation_stray_cell_max_words,
+        stray_cell_max_chars=parts.continuation_stray_cell_max_chars,
+        stray_cell_tolerance_pt=parts.continuation_stray_cell_tolerance_pt,
+        caption_order=order,
+        caption_page=page,
+    )
 
 
 def _take_caption(caption: CaptionMatch, table: TableItem, caption_owner: dict[str, str], taken: set[str]) -> None:

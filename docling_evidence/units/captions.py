@@ -4,11 +4,11 @@ Rules, tried in this order (the first that finds something wins, and its name is
 
 1. ``docling_ref``: the captions Docling linked to the table (``table.captions``).
 2. ``text_nearby``: the nearest caption-like text next to the table: on the same page within
-   ``CAPTION_MAX_GAP_PT`` above or below it and sharing its column (paginated documents), or within
+   ``PageRules.max_gap_pt`` above or below it and sharing its column (paginated documents), or within
    ``OrderRules.max_steps`` reading-order steps with no heading in between (documents without layout), with the
    short texts between it and the table below it as its rest (``OrderRules.run_max_items``, ``run_max_words``).
-3. ``adjacent_page``: for a table that opens (closes) its page, the nearest caption-like text at the end of the
-   previous (start of the next) page.
+3. ``adjacent_page``: for a table that opens (closes) its page, the nearest caption-like text among the last (first)
+   ``PageRules.edge_items`` items of the previous (next) page.
 4. ``header_row``: a first header row that is one full-width cell reading like a caption.
 
 Caption-like means a text starting with a table label ("Table 3", "TABLE III", "Tab. 2", "Table A.1", "Table S4",
@@ -33,9 +33,6 @@ from docling_evidence.document.layout import horizontal_overlap, nearest_gap
 from docling_evidence.meta import CaptionSource
 from docling_evidence.tables.rows import TableRows
 
-CAPTION_MAX_GAP_PT = 100.0
-"""Largest vertical gap (points) between a table and a caption found by layout."""
-
 
 @dataclass(frozen=True)
 class OrderRules:
@@ -55,8 +52,24 @@ class OrderRules:
 DEFAULT_ORDER_RULES = OrderRules()
 """The measured defaults."""
 
-PAGE_EDGE_ITEMS = 3
-"""How many items at the end (start) of the adjacent page are searched for a caption."""
+
+@dataclass(frozen=True)
+class PageRules:
+    """Where a caption is looked for on documents with pages (the chunker's are ``UnitParams``'s
+    ``caption_max_gap_pt`` and ``caption_page_edge_items``).
+
+    Attributes:
+        max_gap_pt: the largest vertical gap in points between a table and a caption found by layout.
+        edge_items: how many items at the end (start) of the adjacent page are searched for the caption of a table
+            that opens (closes) its page; 0: none.
+    """
+
+    max_gap_pt: float = 100.0
+    edge_items: int = 3
+
+
+DEFAULT_PAGE_RULES = PageRules()
+"""The measured defaults."""
 
 _TABLE_LABEL = re.compile(
     r"^\s*[\[(]?\s*(?:table|tab\.|tbl\.|표)\s*"
@@ -295,7 +308,7 @@ def build_caption_index(index: DocIndex) -> CaptionIndex:
 
 
 def _nearby_by_layout(
-    index: DocIndex, t_idx: int, taken: set[str], cap_index: CaptionIndex | None = None
+    index: DocIndex, t_idx: int, taken: set[str], cap_index: CaptionIndex | None, max_gap: float
 ) -> CaptionMatch | None:
     table_boxes = index.boxes[index.items[t_idx].self_ref]
     best: tuple[tuple[bool, float, int], CaptionMatch] | None = None
@@ -303,9 +316,9 @@ def _nearby_by_layout(
     near: set[int] = set()
     for tb in table_boxes:
         entries = cap_index.by_page.get(tb.page, [])
-        lo = tb.top - CAPTION_MAX_GAP_PT - cap_index.tallest.get(tb.page, 0.0)
+        lo = tb.top - max_gap - cap_index.tallest.get(tb.page, 0.0)
         a = bisect_left(entries, (lo, -1))
-        b = bisect_right(entries, (tb.bottom + CAPTION_MAX_GAP_PT, math.inf))
+        b = bisect_right(entries, (tb.bottom + max_gap, math.inf))
         near.update(idx for _top, idx in entries[a:b])
     for idx in sorted(near):
         if idx == t_idx:
@@ -318,7 +331,7 @@ def _nearby_by_layout(
         if found is None:
             continue
         gap, cap_box, tab_box = found
-        if gap > CAPTION_MAX_GAP_PT or horizontal_overlap(cap_box, tab_box) <= 0:
+        if gap > max_gap or horizontal_overlap(cap_box, tab_box) <= 0:
             continue
         if index.heads_next_table(idx, t_idx, gap) or _nearer_the_picture_above(index, idx, gap):
             continue
@@ -391,18 +404,20 @@ def _with_run(index: DocIndex, idx: int, run: tuple[TextItem, ...]) -> CaptionMa
     return CaptionMatch(items=(*match.items, *run), text=text, source="text_nearby")
 
 
-def _adjacent_page(index: DocIndex, t_idx: int, taken: set[str]) -> CaptionMatch | None:
+def _adjacent_page(index: DocIndex, t_idx: int, taken: set[str], edge_items: int) -> CaptionMatch | None:
+    """The caption of a table that opens (closes) its page among the last (first) ``edge_items`` items of the
+    previous (next) page."""
     page = index.page_of(t_idx)
-    if page is None:
+    if page is None or edge_items <= 0:
         return None
     on_page = index.pages_of_index.get(page, [])
     if on_page and on_page[0] == t_idx:
-        before = index.pages_of_index.get(page - 1, [])[-PAGE_EDGE_ITEMS:]
+        before = index.pages_of_index.get(page - 1, [])[-edge_items:]
         for idx in reversed(before):
             if _eligible(index, idx, taken, t_idx) and not index.heading_between(idx, t_idx):
                 return _match(index, idx, "adjacent_page")
     if on_page and on_page[-1] == t_idx:
-        after = index.pages_of_index.get(page + 1, [])[:PAGE_EDGE_ITEMS]
+        after = index.pages_of_index.get(page + 1, [])[:edge_items]
         for idx in after:
             if index.heads_next_table(idx, t_idx):
                 continue  # the next page's table's own caption
@@ -434,6 +449,7 @@ def find_caption(
     doc_captions: list[TextItem],
     cap_index: CaptionIndex | None = None,
     order: OrderRules = DEFAULT_ORDER_RULES,
+    page: PageRules = DEFAULT_PAGE_RULES,
 ) -> CaptionMatch | None:
     """Find the caption of ``table`` by the rules above.
 
@@ -446,6 +462,7 @@ def find_caption(
         cap_index: the document's :class:`CaptionIndex` (built on the fly when not given; pass one built once per
             document to keep caption search linear in the number of tables per page).
         order: where a caption is looked for on documents without layout.
+        page: where a caption is looked for on documents with pages (by layout, and on the adjacent page).
     """
     if doc_captions:
         text = "\n".join(c.text.strip() for c in doc_captions if c.text.strip())
@@ -453,10 +470,10 @@ def find_caption(
     t_idx = index.order.get(table.self_ref)
     if t_idx is not None:
         if index.has_layout and index.boxes[table.self_ref]:
-            found = _nearby_by_layout(index, t_idx, taken, cap_index)
+            found = _nearby_by_layout(index, t_idx, taken, cap_index, page.max_gap_pt)
         else:
             found = _nearby_by_order(index, t_idx, taken, order)
-        found = found or _adjacent_page(index, t_idx, taken)
+        found = found or _adjacent_page(index, t_idx, taken, page.edge_items)
         if found:
             return found
     return _header_row(rows)

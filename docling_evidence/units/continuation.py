@@ -11,8 +11,8 @@ this order (the first that fails names the verdict's ``reason``):
    plain text lying inside either part's box: a cell Docling left out of the grid).
 3. ``not next page``: the next part starts on the page right after the one the first part ends on.
 4. ``not at page end``: the first part (with its linked captions, footnotes and stray cells) is the last body
-   item of its page in reading order, and it ends near the page bottom (within ``EDGE_FRACTION`` of the page
-   height) or nothing of the body lies below it on that page.
+   item of its page in reading order, and it ends near the page bottom (within ``ContinuationRules.edge_fraction``
+   of the page height) or nothing of the body lies below it on that page.
 5. ``not at page start``: the next part (with its stray cells) is the first body item of its page and starts near
    the page top (or nothing of the body lies above it).
 6. ``column count``: both parts have the same number of columns.
@@ -38,22 +38,46 @@ from docling_core.types.doc import DocItemLabel, DoclingDocument, TableItem, Tex
 from docling_evidence.document.index import DocIndex
 from docling_evidence.document.layout import Box, page_height, top_left_box
 from docling_evidence.tables.rows import TableRows
-from docling_evidence.units.captions import find_caption
-
-EDGE_FRACTION = 0.15
-"""A part "ends near the page bottom" (starts near the top) when within this fraction of the page height of it."""
+from docling_evidence.units.captions import (
+    DEFAULT_ORDER_RULES,
+    DEFAULT_PAGE_RULES,
+    OrderRules,
+    PageRules,
+    find_caption,
+)
 
 FURNITURE_LABELS = frozenset({DocItemLabel.PAGE_HEADER, DocItemLabel.PAGE_FOOTER})
 """Labels of items that may stand between two parts of one table (when Docling left them in the body)."""
 
-EDGE_TOLERANCE_PT = 2.0
-"""Boxes overlapping by up to this many points still count as "below" / "above" one another."""
 
-STRAY_CELL_MAX_WORDS = 3
-STRAY_CELL_MAX_CHARS = 24
-STRAY_CELL_TOLERANCE_PT = 10.0
-"""A plain text of at most this many words / characters whose box lies inside a table part's box (widened by this
-many points) is a cell Docling left out of the grid: part of the table, not something between two parts."""
+@dataclass(frozen=True)
+class ContinuationRules:
+    """When a table part continues the one before it (the chunker's are ``UnitParams``'s ``continuation_*`` fields
+    and its caption rules).
+
+    Attributes:
+        edge_fraction: a part "ends near the page bottom" (starts near the top) when within this fraction of the
+            page height of it.
+        edge_tolerance_pt: boxes overlapping by up to this many points still count as "below" / "above" one another.
+        stray_cell_max_words: a plain text of at most this many words ...
+        stray_cell_max_chars: ... and characters, whose box lies inside a table part's box ...
+        stray_cell_tolerance_pt: ... widened by this many points, is a cell Docling left out of the grid: part of
+            the table, not something between two parts.
+        caption_order: how a continuation's own caption is looked for without layout (rule 8).
+        caption_page: how it is looked for on documents with pages.
+    """
+
+    edge_fraction: float = 0.15
+    edge_tolerance_pt: float = 2.0
+    stray_cell_max_words: int = 3
+    stray_cell_max_chars: int = 24
+    stray_cell_tolerance_pt: float = 10.0
+    caption_order: OrderRules = DEFAULT_ORDER_RULES
+    caption_page: PageRules = DEFAULT_PAGE_RULES
+
+
+DEFAULT_CONTINUATION_RULES = ContinuationRules()
+"""The measured defaults."""
 
 _UNPAGED_MIMETYPES = ("spreadsheet", "presentation", "excel", "powerpoint", "csv")
 """Mimetype fragments of formats whose "pages" are sheets or slides, never page breaks inside one table."""
@@ -122,16 +146,16 @@ def _paginated(doc: DoclingDocument) -> bool:
     return not any(fragment in mimetype.lower() for fragment in _UNPAGED_MIMETYPES)
 
 
-def _stray_cell(index: DocIndex, idx: int, table_boxes: Sequence[Box]) -> bool:
+def _stray_cell(index: DocIndex, idx: int, table_boxes: Sequence[Box], rules: ContinuationRules) -> bool:
     """True for a short plain text lying inside the table's box: a cell Docling left out of the grid ("-",
     "D2111"), which it emits as a text of its own next to the table in reading order."""
     item = index.items[idx]
     if not isinstance(item, TextItem) or item.label != DocItemLabel.TEXT:
         return False
-    if len(item.text) > STRAY_CELL_MAX_CHARS or len(item.text.split()) > STRAY_CELL_MAX_WORDS:
+    if len(item.text) > rules.stray_cell_max_chars or len(item.text.split()) > rules.stray_cell_max_words:
         return False
     boxes = index.boxes[item.self_ref]
-    pad = STRAY_CELL_TOLERANCE_PT
+    pad = rules.stray_cell_tolerance_pt
     return bool(boxes) and all(
         any(
             b.page == t.page
@@ -145,7 +169,7 @@ def _stray_cell(index: DocIndex, idx: int, table_boxes: Sequence[Box]) -> bool:
     )
 
 
-def _block(index: DocIndex, pos: int, satellites: bool = True) -> set[int]:
+def _block(index: DocIndex, pos: int, rules: ContinuationRules, satellites: bool = True) -> set[int]:
     """Reading positions of the table at ``pos``, of the stray cells inside its box and (``satellites``) of the
     captions and footnotes Docling linked to it: all part of the table, not something between two parts."""
     table = index.items[pos]
@@ -154,11 +178,11 @@ def _block(index: DocIndex, pos: int, satellites: bool = True) -> set[int]:
     block = {pos} | {index.order[r] for r in refs if r in index.order}
     table_boxes = index.boxes[table.self_ref]
     for page in {b.page for b in table_boxes}:
-        block.update(i for i in index.pages_of_index.get(page, []) if _stray_cell(index, i, table_boxes))
+        block.update(i for i in index.pages_of_index.get(page, []) if _stray_cell(index, i, table_boxes, rules))
     return block
 
 
-def _between(index: DocIndex, first: int, nxt: int, idx: int) -> bool:
+def _between(index: DocIndex, first: int, nxt: int, idx: int, rules: ContinuationRules) -> bool:
     """True when the item at ``idx`` (between the tables at ``first`` and ``nxt``) is body text that separates them:
     not furniture, not a caption/footnote Docling linked to ``first``, not a stray cell of either table.
 
@@ -171,7 +195,7 @@ def _between(index: DocIndex, first: int, nxt: int, idx: int) -> bool:
     assert isinstance(table, TableItem)
     if index.items[idx].self_ref in {ref.cref for ref in (*table.captions, *table.footnotes)}:
         return False
-    return not any(_stray_cell(index, idx, index.boxes[index.items[t].self_ref]) for t in (first, nxt))
+    return not any(_stray_cell(index, idx, index.boxes[index.items[t].self_ref], rules) for t in (first, nxt))
 
 
 def _edge_distance(doc: DoclingDocument, index: DocIndex, block: set[int], page: int, side: str) -> float | None:
@@ -193,8 +217,9 @@ def _edge_distance(doc: DoclingDocument, index: DocIndex, block: set[int], page:
     return min(found) if found else None
 
 
-def _alone_on_edge(index: DocIndex, block: set[int], page: int, side: str) -> bool:
-    """True when no other body item of ``page`` lies below (``side="bottom"``) or above the block."""
+def _alone_on_edge(index: DocIndex, block: set[int], page: int, side: str, tolerance: float) -> bool:
+    """True when no other body item of ``page`` lies below (``side="bottom"``) or above the block (boxes overlapping
+    it by up to ``tolerance`` points do not count)."""
     mine = [b for idx in block for b in index.boxes[index.items[idx].self_ref] if b.page == page]
     if not mine:
         return False
@@ -205,9 +230,9 @@ def _alone_on_edge(index: DocIndex, block: set[int], page: int, side: str) -> bo
         for box in index.boxes[index.items[idx].self_ref]:
             if box.page != page:
                 continue
-            if side == "bottom" and box.bottom > edge + EDGE_TOLERANCE_PT:
+            if side == "bottom" and box.bottom > edge + tolerance:
                 return False
-            if side == "top" and box.top < edge - EDGE_TOLERANCE_PT:
+            if side == "top" and box.top < edge - tolerance:
                 return False
     return True
 
@@ -217,22 +242,29 @@ def _body_on_page(index: DocIndex, page: int) -> list[int]:
     return [i for i in index.pages_of_index.get(page, []) if index.items[i].label not in FURNITURE_LABELS]
 
 
-def _at_edge(doc: DoclingDocument, index: DocIndex, pos: int, page: int, side: str) -> bool:
+def _at_edge(doc: DoclingDocument, index: DocIndex, pos: int, page: int, side: str, rules: ContinuationRules) -> bool:
     """True when the table at ``pos`` (with its linked captions and footnotes) closes (``side="bottom"``) or opens
     ``page``: last (first) in reading order among the page's body items, and near that edge or alone on it."""
-    block = _block(index, pos)
+    block = _block(index, pos, rules)
     on_page = [i for i in _body_on_page(index, page) if i not in block or i == pos]
     if not on_page or on_page[-1 if side == "bottom" else 0] != pos:
         return False
     height = page_height(doc, page, positive_only=True)
     distance = _edge_distance(doc, index, block, page, side)
-    if height is not None and distance is not None and distance <= EDGE_FRACTION * height:
+    if height is not None and distance is not None and distance <= rules.edge_fraction * height:
         return True
-    return _alone_on_edge(index, block, page, side)
+    return _alone_on_edge(index, block, page, side, rules.edge_tolerance_pt)
 
 
-def has_own_caption(doc: DoclingDocument, index: DocIndex, pos: int, rows: TableRows) -> bool:
-    """True when the table at ``pos`` has a caption of its own (rule 8 of the module docstring)."""
+def has_own_caption(
+    doc: DoclingDocument,
+    index: DocIndex,
+    pos: int,
+    rows: TableRows,
+    rules: ContinuationRules = DEFAULT_CONTINUATION_RULES,
+) -> bool:
+    """True when the table at ``pos`` has a caption of its own (rule 8 of the module docstring), found by
+    ``rules.caption_order`` and ``rules.caption_page``."""
     table = index.items[pos]
     assert isinstance(table, TableItem)
     for ref in table.captions:
@@ -242,14 +274,21 @@ def has_own_caption(doc: DoclingDocument, index: DocIndex, pos: int, rows: Table
             continue
         if isinstance(item, TextItem) and item.text.strip():
             return True
-    found = find_caption(index, table, rows, set(), [])
+    found = find_caption(index, table, rows, set(), [], order=rules.caption_order, page=rules.caption_page)
     return found is not None and found.source in _OWN_CAPTION_SOURCES
 
 
 def check_continuation(
-    doc: DoclingDocument, index: DocIndex, first: int, first_rows: TableRows, nxt: int, next_rows: TableRows
+    doc: DoclingDocument,
+    index: DocIndex,
+    first: int,
+    first_rows: TableRows,
+    nxt: int,
+    next_rows: TableRows,
+    rules: ContinuationRules = DEFAULT_CONTINUATION_RULES,
 ) -> Verdict:
-    """Whether the table at reading position ``nxt`` continues the one at ``first`` (rules 1-8 above).
+    """Whether the table at reading position ``nxt`` continues the one at ``first`` (rules 1-8 above, with the
+    bounds of ``rules``).
 
     ``first`` is the part just before in reading order (its rows may be those of a whole run's first part: the
     header compared is ``first_rows``'s).
@@ -259,15 +298,15 @@ def check_continuation(
         raise TypeError("check_continuation compares two tables")
     if not (index.boxes[a.self_ref] and index.boxes[b.self_ref] and _paginated(doc)):
         return Verdict(False, "not paginated")
-    if nxt <= first or any(_between(index, first, nxt, i) for i in range(first + 1, nxt)):
+    if nxt <= first or any(_between(index, first, nxt, i, rules) for i in range(first + 1, nxt)):
         return Verdict(False, "not adjacent")
     end_page = max(p.page_no for p in a.prov)
     start_page = min(p.page_no for p in b.prov)
     if start_page != end_page + 1:
         return Verdict(False, "not next page")
-    if not _at_edge(doc, index, first, end_page, "bottom"):
+    if not _at_edge(doc, index, first, end_page, "bottom", rules):
         return Verdict(False, "not at page end")
-    if not _at_edge(doc, index, nxt, start_page, "top"):
+    if not _at_edge(doc, index, nxt, start_page, "top", rules):
         return Verdict(False, "not at page start")
     if first_rows.num_cols != next_rows.num_cols:
         return Verdict(False, "column count")
@@ -275,13 +314,16 @@ def check_continuation(
     if drop is None:
         return Verdict(False, "own header")
     body = (*next_rows.header, *next_rows.body)[drop:]
-    if has_own_caption(doc, index, nxt, TableRows(header=(), body=body, label_cols=next_rows.label_cols)):
+    if has_own_caption(doc, index, nxt, TableRows(header=(), body=body, label_cols=next_rows.label_cols), rules):
         return Verdict(False, "own caption")
     return Verdict(True, "continued", drop)
 
 
 def find_runs(
-    doc: DoclingDocument, index: DocIndex, tables: Sequence[tuple[int, TableRows]]
+    doc: DoclingDocument,
+    index: DocIndex,
+    tables: Sequence[tuple[int, TableRows]],
+    rules: ContinuationRules = DEFAULT_CONTINUATION_RULES,
 ) -> tuple[list[TableRun], list[tuple[int, int, Verdict]]]:
     """Group consecutive table parts into continued tables.
 
@@ -289,6 +331,7 @@ def find_runs(
         doc: the document.
         index: its reading-order index.
         tables: ``(reading position, rows)`` of the tables that become units, in reading order.
+        rules: the bounds of the rules that decide when a part continues the one before.
 
     Returns:
         The runs of two or more parts, and the verdict on every consecutive pair ``(first, next, verdict)`` (what
@@ -301,7 +344,7 @@ def find_runs(
     for k, (pos, rows) in enumerate(tables):
         if k > 0 and head_rows is not None:
             prev = tables[k - 1][0]
-            verdict = check_continuation(doc, index, prev, head_rows, pos, rows)
+            verdict = check_continuation(doc, index, prev, head_rows, pos, rows, rules)
             verdicts.append((prev, pos, verdict))
             if verdict.merge:
                 current.append((pos, verdict.drop_rows))

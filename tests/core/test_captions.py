@@ -154,6 +154,35 @@ def test_caption_on_the_adjacent_page_when_table_opens_its_page() -> None:
     assert unit.meta.page_span == [1, 2]
 
 
+def _units_with(doc: DoclingDocument, **units: object) -> list:
+    return _units(doc, params=EvidenceParams(units=UnitParams(**units)))
+
+
+def test_caption_max_gap_pt_bounds_how_far_a_caption_found_by_layout_lies() -> None:
+    doc = paged_doc(1)
+    doc.add_text(label=DocItemLabel.TEXT, text="Table 2: Costs by region", prov=prov(1, 50, 40, 500, 50))
+    doc.add_table(data=table_data([["Region", "Cost"]], [["EU", "5"]]), prov=prov(1, 50, 110, 500, 200))  # 60 pt
+    (unit,) = _units(doc)
+    assert (unit.meta.caption_source, unit.meta.caption) == ("text_nearby", "Table 2: Costs by region")
+    (unit,) = _units_with(doc, caption_max_gap_pt=50.0)
+    assert unit.meta.caption is None
+
+
+def test_caption_page_edge_items_bounds_the_search_on_the_adjacent_page() -> None:
+    doc = paged_doc(2)
+    doc.add_text(label=DocItemLabel.TEXT, text="Body text on page one.", prov=prov(1, 50, 100, 500, 300))
+    doc.add_text(label=DocItemLabel.TEXT, text="Table 5: Carried over", prov=prov(1, 50, 700, 500, 715))
+    doc.add_text(label=DocItemLabel.TEXT, text="Notes of the editor.", prov=prov(1, 50, 730, 500, 740))
+    doc.add_text(label=DocItemLabel.TEXT, text="More notes of the editor.", prov=prov(1, 50, 750, 500, 760))
+    doc.add_table(data=table_data([["A", "B"]], [["1", "2"]]), prov=prov(2, 50, 60, 500, 200))
+    (unit,) = _units(doc)  # the third item from the page's end
+    assert (unit.meta.caption_source, unit.meta.caption) == ("adjacent_page", "Table 5: Carried over")
+    (unit,) = _units_with(doc, caption_page_edge_items=2)
+    assert unit.meta.caption is None
+    (unit,) = _units_with(doc, caption_page_edge_items=0)
+    assert unit.meta.caption is None
+
+
 def test_full_width_first_header_row_becomes_the_caption() -> None:
     doc = DoclingDocument(name="d")
     data = table_data([["Summary of quarterly results"] * 3, ["Quarter", "Sales", "Cost"]], [["Q1", "1", "2"]])

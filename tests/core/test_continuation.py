@@ -20,11 +20,19 @@ from docs_builder import add_table, paged_doc, prov, table_data
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from docling_evidence import EvidenceChunker
+from docling_evidence import EvidenceChunker, EvidenceParams, UnitParams
 from docling_evidence.assemble.units import unit_tables
 from docling_evidence.document.index import build_index
 from docling_evidence.tables.rows import TableRows, table_rows
-from docling_evidence.units.continuation import Verdict, check_continuation, find_runs, join_rows, repeated_header_rows
+from docling_evidence.units.captions import PageRules
+from docling_evidence.units.continuation import (
+    ContinuationRules,
+    Verdict,
+    check_continuation,
+    find_runs,
+    join_rows,
+    repeated_header_rows,
+)
 
 HEADER = [["Licence", "Holder", "Route"]]
 PAGE_H = 792.0
@@ -80,12 +88,12 @@ def two_part_doc(
     return doc
 
 
-def verdict(doc: DoclingDocument) -> Verdict:
-    """The verdict on the document's first two tables."""
+def verdict(doc: DoclingDocument, rules: ContinuationRules | None = None) -> Verdict:
+    """The verdict on the document's first two tables (by ``rules``, else the defaults)."""
     index = build_index(doc)
     a, b = (i for i, it in enumerate(index.items) if isinstance(it, TableItem))
     rows_a, rows_b = (table_rows(index.items[i], doc) for i in (a, b))  # type: ignore[arg-type]
-    return check_continuation(doc, index, a, rows_a, b, rows_b)
+    return check_continuation(doc, index, a, rows_a, b, rows_b, rules or ContinuationRules())
 
 
 def table_units(doc: DoclingDocument, **kw: object) -> dict[str, list]:
@@ -214,6 +222,68 @@ def test_a_captioned_table_at_the_top_of_the_next_page_is_not_merged() -> None:
     text_below.add_text(label=DocItemLabel.TEXT, text="Table 2: Fares by route", prov=prov(2, 50, 402, 560, 415))
     assert verdict(text_below) == Verdict(False, "own caption")
     assert len(table_units(text_below)) == 2
+
+
+@pytest.mark.parametrize(
+    ("text", "box", "rules"),
+    [
+        ("D2111", (52, 380, 80, 392), ContinuationRules(stray_cell_max_words=0)),
+        ("D2111", (52, 380, 80, 392), ContinuationRules(stray_cell_max_chars=4)),
+        ("-", (555, 300, 567, 310), ContinuationRules(stray_cell_tolerance_pt=5.0)),  # 7 points past the box
+    ],
+)
+def test_the_stray_cell_bounds_are_the_continuation_rules(
+    text: str, box: tuple[float, float, float, float], rules: ContinuationRules
+) -> None:
+    doc = two_part_doc()
+    _text_before_second_table(doc, text, box)
+    assert verdict(doc).merge
+    assert verdict(doc, rules) == Verdict(False, "not adjacent")
+
+
+def test_a_longer_stray_cell_joins_the_parts_when_the_bounds_allow_it() -> None:
+    doc = two_part_doc()
+    _text_before_second_table(doc, "Licences renewed for the year 2010 are listed", (52, 380, 500, 392))
+    assert verdict(doc) == Verdict(False, "not adjacent")
+    units = UnitParams(continuation_stray_cell_max_words=8, continuation_stray_cell_max_chars=50)
+    assert verdict(doc, ContinuationRules(stray_cell_max_words=8, stray_cell_max_chars=50)).merge
+    assert len(table_units(doc)) == 2
+    assert len(table_units(doc, params=EvidenceParams(units=units))) == 1
+
+
+def _note_below_first_part(box: tuple[float, float, float, float]) -> DoclingDocument:
+    """Table A ends mid-page (at 400 pt of 792); a note of another column lies at ``box`` on its page, earlier in
+    reading order."""
+    doc = two_part_doc(a_bottom=400)
+    doc.add_text(label=DocItemLabel.TEXT, text="A note in the left column of the page.", prov=prov(1, *box))
+    note = doc.texts[-1].get_ref()
+    doc.body.children.remove(note)
+    doc.body.children.insert(1, note)
+    return doc
+
+
+def test_edge_fraction_decides_how_near_the_page_bottom_a_part_ends() -> None:
+    doc = _note_below_first_part((50, 600, 280, 640))  # 392 pt above the bottom: beyond 15% of the page
+    assert verdict(doc) == Verdict(False, "not at page end")
+    assert verdict(doc, ContinuationRules(edge_fraction=0.5)).merge
+    assert len(table_units(doc, params=EvidenceParams(units=UnitParams(continuation_edge_fraction=0.5)))) == 1
+    assert len(table_units(doc)) == 2
+
+
+def test_edge_tolerance_decides_what_lies_below_a_part() -> None:
+    doc = _note_below_first_part((50, 390, 280, 405))  # reaches 5 points below the part's bottom
+    assert verdict(doc) == Verdict(False, "not at page end")
+    assert verdict(doc, ContinuationRules(edge_tolerance_pt=5.0)).merge
+    units = UnitParams(continuation_edge_tolerance_pt=5.0)
+    assert len(table_units(doc, params=EvidenceParams(units=units))) == 1
+
+
+def test_a_continuations_own_caption_is_found_by_the_units_caption_rules() -> None:
+    doc = two_part_doc()
+    doc.add_text(label=DocItemLabel.TEXT, text="Table 2: Fares by route", prov=prov(2, 50, 402, 560, 415))
+    assert verdict(doc) == Verdict(False, "own caption")  # 2 points below the part
+    assert verdict(doc, ContinuationRules(caption_page=PageRules(max_gap_pt=1.0))).merge
+    assert len(table_units(doc, params=EvidenceParams(units=UnitParams(caption_max_gap_pt=1.0)))) == 1
 
 
 def test_parts_must_sit_on_consecutive_pages() -> None:

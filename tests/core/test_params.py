@@ -90,6 +90,15 @@ def test_an_unknown_name_is_rejected_and_named() -> None:
         (UnitParams, "title_reach", -1),
         (UnitParams, "pointing_reach", -1),
         (UnitParams, "pointing_reach", 10_001),
+        (UnitParams, "caption_max_gap_pt", -1.0),
+        (UnitParams, "caption_max_gap_pt", math.inf),
+        (UnitParams, "caption_page_edge_items", -1),
+        (UnitParams, "continuation_edge_fraction", 1.5),
+        (UnitParams, "continuation_edge_fraction", math.nan),
+        (UnitParams, "continuation_edge_tolerance_pt", -0.5),
+        (UnitParams, "continuation_stray_cell_max_words", -1),
+        (UnitParams, "continuation_stray_cell_max_chars", -1),
+        (UnitParams, "continuation_stray_cell_tolerance_pt", math.inf),
         (TableParams, "max_inferred_header_rows", -1),
         (TableParams, "max_header_cell_words", 0),
         (TableParams, "max_named_rows", -1),
@@ -109,6 +118,28 @@ def test_an_unknown_name_is_rejected_and_named() -> None:
 def test_an_out_of_range_value_is_rejected_with_the_fields_name(model: type, field: str, value: object) -> None:
     with pytest.raises(ValidationError, match=field):
         model(**{field: value})
+
+
+def test_the_units_rule_objects_default_to_the_unit_params_defaults() -> None:
+    """``units/`` may not import ``UnitParams``: its rule objects carry the same defaults, which the units stage
+    replaces by ``params.units``'s values."""
+    from docling_evidence.units.captions import OrderRules, PageRules
+    from docling_evidence.units.continuation import ContinuationRules
+    from docling_evidence.units.deixis import PointingRules
+    from docling_evidence.units.titles import TitleRules
+
+    u = UnitParams()
+    assert OrderRules() == OrderRules(u.caption_max_steps, u.caption_run_max_items, u.caption_run_max_words)
+    assert PageRules() == PageRules(u.caption_max_gap_pt, u.caption_page_edge_items)
+    assert TitleRules() == TitleRules(u.title_max_words, u.subtitle_max_words, u.title_reach)
+    assert PointingRules() == PointingRules(u.pointing_reach)
+    assert ContinuationRules() == ContinuationRules(
+        edge_fraction=u.continuation_edge_fraction,
+        edge_tolerance_pt=u.continuation_edge_tolerance_pt,
+        stray_cell_max_words=u.continuation_stray_cell_max_words,
+        stray_cell_max_chars=u.continuation_stray_cell_max_chars,
+        stray_cell_tolerance_pt=u.continuation_stray_cell_tolerance_pt,
+    )
 
 
 def test_params_round_trip_through_model_dump_and_json() -> None:
