@@ -321,8 +321,7 @@ class EvidenceChunker(BaseChunker):
     def _context_room(
         self, unit: EvidenceUnit, doc: DoclingDocument, doc_ser: BaseDocSerializer, headings: list[str] | None
     ) -> int | None:
-        """Tokens left for context beside a unit that fits one piece without it (None when it does not fit anyway):
-        context never makes a table split that would fit whole."""
+        """Tokens left for context beside a unit that fits one piece without it (else None): context never splits it."""
         if too_tall_to_fit(unit, self.max_tokens):
             return None
         layout = table_layout(
