@@ -321,7 +321,7 @@ class _Packer:
 
     def repeats(self, cand: _Cand) -> bool:
         """Whether ``cand`` is a sentence whose words were already delivered (by any unit)."""
-        return cand.kind == "sentence" and _words_of(cand.item.text) in self.said
+        return cand.kind == "sentence" and cand.item.words in self.said
 
     def offer(self, cand: _Cand, score: float) -> None:
         """Take ``cand`` (with what it needs) if it fits what is left of the budget."""
@@ -387,7 +387,7 @@ class _Packer:
         out: list[tuple[_Cand, float]] = []
         for cand, score in cands:
             if cand.kind == "sentence":
-                words = _words_of(cand.item.text)
+                words = cand.item.words
                 if words in said:
                     continue
                 said.add(words)
@@ -436,7 +436,7 @@ class _Packer:
                 state.footnotes.append(cand.item)
         else:
             state.sentences.append(cand.item)
-            self.said.add(_words_of(cand.item.text))
+            self.said.add(cand.item.words)
         state.score = max(state.score, score)
         self.taken.append((cand, score, caption, notes))
 
@@ -465,7 +465,7 @@ class _Packer:
     def _forget_after(self, n_taken: int) -> None:
         """Undo what was taken after the first ``n_taken`` (the unit's own state is reset by the caller)."""
         del self.taken[n_taken:]
-        self.said = {_words_of(c.item.text) for c, *_ in self.taken if c.kind == "sentence"}
+        self.said = {c.item.words for c, *_ in self.taken if c.kind == "sentence"}
 
     def _drop_last(self) -> None:
         self.taken.pop()
@@ -473,10 +473,6 @@ class _Packer:
         taken, self.taken, self.said = self.taken, [], set()
         for cand, score, caption, notes in taken:  # as taken: a sentence that went without the caption still does
             self._take(cand, score, self.states[cand.unit], caption, notes)
-
-
-def _words_of(text: str) -> str:
-    return " ".join(text.split())
 
 
 @dataclass

@@ -12,6 +12,7 @@ import html
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any, Literal
 
 from docling_evidence.assemble.views import CONTEXT_GAP
@@ -66,6 +67,11 @@ class Sentence:
     para: tuple[int, int]
     pos: int
     span: tuple[int, int] | None = None
+
+    @cached_property
+    def words(self) -> str:
+        """The text's words, whitespace collapsed: the packer delivers the same words once."""
+        return " ".join(self.text.split())
 
 
 @dataclass
