@@ -307,14 +307,49 @@ def build_units(doc: DoclingDocument, index: DocIndex, request: UnitRequest) -> 
     then each table's context, within ``request.budget`` (:class:`ContextBudget`).
     """
     taken: set[str] = set()
-    units = _units_without_context(doc, index, request, taken)
+    rules = UnitRules.of(request.parts)
+    units = _units_without_context(doc, index, request, rules, taken)
     if not request.parts.with_context:
         return units
-    return _with_context(units, index, request, taken)
+    return _with_context(units, index, request, rules, taken)
+
+
+@dataclass(frozen=True)
+class UnitRules:
+    """``UnitParams``' bounds as the rule objects of ``units/`` (which may not import the params): the one place
+    that maps the one to the other. Each default is its rule object's own default."""
+
+    order: OrderRules = field(default_factory=OrderRules)
+    page: PageRules = field(default_factory=PageRules)
+    continuation: ContinuationRules = field(default_factory=ContinuationRules)
+    title: TitleRules = field(default_factory=TitleRules)
+    pointing: PointingRules = field(default_factory=PointingRules)
+
+    @classmethod
+    def of(cls, parts: UnitParams) -> UnitRules:
+        """The rules ``parts`` set; a continuation's own caption is found by the same caption rules as a unit's."""
+        order = OrderRules(parts.caption_max_steps, parts.caption_run_max_items, parts.caption_run_max_words)
+        page = PageRules(parts.caption_max_gap_pt, parts.caption_page_edge_items)
+        continuation = ContinuationRules(
+            edge_fraction=parts.continuation_edge_fraction,
+            edge_tolerance_pt=parts.continuation_edge_tolerance_pt,
+            stray_cell_max_words=parts.continuation_stray_cell_max_words,
+            stray_cell_max_chars=parts.continuation_stray_cell_max_chars,
+            stray_cell_tolerance_pt=parts.continuation_stray_cell_tolerance_pt,
+            caption_order=order,
+            caption_page=page,
+        )
+        return cls(
+            order=order,
+            page=page,
+            continuation=continuation,
+            title=TitleRules(parts.title_max_words, parts.subtitle_max_words, parts.title_reach),
+            pointing=PointingRules(parts.pointing_reach),
+        )
 
 
 def _units_without_context(
-    doc: DoclingDocument, index: DocIndex, request: UnitRequest, taken: set[str]
+    doc: DoclingDocument, index: DocIndex, request: UnitRequest, rules: UnitRules, taken: set[str]
 ) -> list[EvidenceUnit]:
     """Every unit with its caption and footnotes; what they take joins ``taken``."""
     key = document_key(doc)
@@ -323,10 +358,7 @@ def _units_without_context(
     units: list[EvidenceUnit] = []
     tables = unit_tables(doc, index, request.cell_serializer, request.tables)
     rows_at = dict(tables)
-    order = OrderRules(parts.caption_max_steps, parts.caption_run_max_items, parts.caption_run_max_words)
-    page = PageRules(parts.caption_max_gap_pt, parts.caption_page_edge_items)
-    continuation = _continuation_rules(parts, order, page)
-    runs = find_runs(doc, index, tables, continuation)[0] if request.merge_continued_tables else []
+    runs = find_runs(doc, index, tables, rules.continuation)[0] if request.merge_continued_tables else []
     run_of = {run.positions[0]: run for run in runs}
     continued = {pos for run in runs for pos in run.positions[1:]}
     cap_index = build_caption_index(index) if parts.with_caption and index.has_layout else None
@@ -339,7 +371,7 @@ def _units_without_context(
         caption = None
         if parts.with_caption:
             linked = _linked_texts(doc, item, "captions")
-            caption = find_caption(index, item, rows, taken, linked, cap_index, order, page)
+            caption = find_caption(index, item, rows, taken, linked, cap_index, rules.order, rules.page)
             if caption is not None:
                 _take_caption(caption, item, caption_owner, taken)
                 if caption.drop_header_row:
@@ -377,20 +409,6 @@ def _units_without_context(
     return units
 
 
-def _continuation_rules(parts: UnitParams, order: OrderRules, page: PageRules) -> ContinuationRules:
-    """The bounds of ``params.units`` that decide when a table part continues the one before, with the caption rules
-    by which a continuation's own caption is found."""
-    return ContinuationRules(
-        edge_fraction=parts.continuation_edge_fraction,
-        edge_tolerance_pt=parts.continuation_edge_tolerance_pt,
-        stray_cell_max_words=parts.continuation_stray_cell_max_words,
-        stray_cell_max_chars=parts.continuation_stray_cell_max_chars,
-        stray_cell_tolerance_pt=parts.continuation_stray_cell_tolerance_pt,
-        caption_order=order,
-        caption_page=page,
-    )
-
-
 def _take_caption(caption: CaptionMatch, table: TableItem, caption_owner: dict[str, str], taken: set[str]) -> None:
     """Mark the items of ``table``'s caption as taken (a Docling-linked caption shared by two tables is kept with
     both, with a warning)."""
@@ -407,15 +425,13 @@ def _take_caption(caption: CaptionMatch, table: TableItem, caption_owner: dict[s
 
 
 def _with_context(
-    units: list[EvidenceUnit], index: DocIndex, request: UnitRequest, taken: set[str]
+    units: list[EvidenceUnit], index: DocIndex, request: UnitRequest, rules: UnitRules, taken: set[str]
 ) -> list[EvidenceUnit]:
     """``units`` with their context chosen (:func:`docling_evidence.context.choose.choose_context`); nothing in
     ``taken`` (captions, footnotes) is context."""
     labels = {u.position: table_label(u.caption.text) if u.caption else None for u in units}
-    parts = request.parts
-    title_rules = TitleRules(parts.title_max_words, parts.subtitle_max_words, parts.title_reach)
     # a table without a "Table 3" label may be titled by the heading right above it ("SCHEDULE")
-    titles = {pos: table_title(index, pos, title_rules) for pos, label in labels.items() if label is None}
+    titles = {pos: table_title(index, pos, rules.title) for pos, label in labels.items() if label is None}
     labels.update({pos: title_label(title) for pos, title in titles.items() if title})
     ctx = build_context_index(
         index,
@@ -423,8 +439,8 @@ def _with_context(
         [t for t in titles.values() if t],
         {u.position: u.rows for u in units},
         params=request.context,
-        title_rules=title_rules,
-        pointing_rules=PointingRules(parts.pointing_reach),
+        title_rules=rules.title,
+        pointing_rules=rules.pointing,
     )
     budget = request.budget
     keep_context = request.keep_context

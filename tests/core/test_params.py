@@ -122,24 +122,35 @@ def test_an_out_of_range_value_is_rejected_with_the_fields_name(model: type, fie
 
 def test_the_units_rule_objects_default_to_the_unit_params_defaults() -> None:
     """``units/`` may not import ``UnitParams``: its rule objects carry the same defaults, which the units stage
-    replaces by ``params.units``'s values."""
-    from docling_evidence.units.captions import OrderRules, PageRules
+    replaces by ``params.units``'s values (``UnitRules.of``)."""
+    from docling_evidence.assemble.units import UnitRules
     from docling_evidence.units.continuation import ContinuationRules
-    from docling_evidence.units.deixis import PointingRules
-    from docling_evidence.units.titles import TitleRules
 
-    u = UnitParams()
-    assert OrderRules() == OrderRules(u.caption_max_steps, u.caption_run_max_items, u.caption_run_max_words)
-    assert PageRules() == PageRules(u.caption_max_gap_pt, u.caption_page_edge_items)
-    assert TitleRules() == TitleRules(u.title_max_words, u.subtitle_max_words, u.title_reach)
-    assert PointingRules() == PointingRules(u.pointing_reach)
-    assert ContinuationRules() == ContinuationRules(
-        edge_fraction=u.continuation_edge_fraction,
-        edge_tolerance_pt=u.continuation_edge_tolerance_pt,
-        stray_cell_max_words=u.continuation_stray_cell_max_words,
-        stray_cell_max_chars=u.continuation_stray_cell_max_chars,
-        stray_cell_tolerance_pt=u.continuation_stray_cell_tolerance_pt,
-    )
+    assert UnitRules.of(UnitParams()) == UnitRules()
+    assert UnitRules().continuation == ContinuationRules(caption_order=UnitRules().order, caption_page=UnitRules().page)
+
+
+def test_every_unit_rule_reads_its_own_unit_param() -> None:
+    """Each rule object's field follows the ``UnitParams`` field it is read from, and no other."""
+    from docling_evidence.assemble.units import UnitRules
+
+    rules = UnitRules.of(
+        UnitParams(
+            caption_max_steps=5, caption_run_max_items=6, caption_run_max_words=40, caption_max_gap_pt=50.0,
+            caption_page_edge_items=2, continuation_edge_fraction=0.3, continuation_edge_tolerance_pt=4.0,
+            continuation_stray_cell_max_words=5, continuation_stray_cell_max_chars=30,
+            continuation_stray_cell_tolerance_pt=12.0, title_max_words=6, subtitle_max_words=14, title_reach=20,
+            pointing_reach=9,
+        )
+    )  # fmt: skip
+    assert (rules.order.max_steps, rules.order.run_max_items, rules.order.run_max_words) == (5, 6, 40)
+    assert (rules.page.max_gap_pt, rules.page.edge_items) == (50.0, 2)
+    c = rules.continuation
+    assert (c.edge_fraction, c.edge_tolerance_pt) == (0.3, 4.0)
+    assert (c.stray_cell_max_words, c.stray_cell_max_chars, c.stray_cell_tolerance_pt) == (5, 30, 12.0)
+    assert (c.caption_order, c.caption_page) == (rules.order, rules.page)
+    assert (rules.title.max_words, rules.title.subtitle_max_words, rules.title.reach) == (6, 14, 20)
+    assert rules.pointing.reach == 9
 
 
 def test_params_round_trip_through_model_dump_and_json() -> None:
