@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import math
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
@@ -13,7 +12,7 @@ from docling_core.transforms.chunker import BaseChunk, BaseChunker, DocChunk
 from docling_core.transforms.chunker.tokenizer.base import BaseTokenizer
 from docling_core.transforms.serializer.base import BaseDocSerializer, BaseSerializerProvider
 from docling_core.types.doc import DoclingDocument
-from pydantic import ConfigDict, Field, PrivateAttr, SerializeAsAny, field_validator, model_validator
+from pydantic import ConfigDict, Field, PrivateAttr, SerializeAsAny, model_validator
 
 from docling_evidence.assemble.budgets import context_room, flow_context_budget, page_context_budget, too_tall_to_fit
 from docling_evidence.assemble.headings import heading_chunk, headings_by_position, section_has_a_unit
@@ -113,7 +112,7 @@ class EvidenceChunker(BaseChunker):
     repeat_table_header: bool = True
     omit_header_on_overflow: bool = False
     always_emit_headings: bool = True
-    bbox_threshold: float = Field(default=300.0, ge=0.0)
+    bbox_threshold: float = Field(default=300.0, ge=0.0, allow_inf_nan=False)  # a distance in points
     context_max_tokens: int | None = Field(default=None, ge=0)
     sim_threshold: float = Field(default=0.0, ge=0.0, le=1.0)
     sim_model: str | None = None
@@ -131,13 +130,6 @@ class EvidenceChunker(BaseChunker):
     def _legacy_forms(cls, data: Any) -> Any:
         """HybridChunker's constructor forms, and the top-level unit switches, in this model's fields."""
         return move_legacy_switches(resolve_tokenizer_args(data)) if isinstance(data, dict) else data
-
-    @field_validator("bbox_threshold")
-    @classmethod
-    def _finite(cls, value: float) -> float:
-        if not math.isfinite(value):
-            raise ValueError(f"bbox_threshold must be a finite number of points, got {value!r}")
-        return value
 
     @property
     def max_tokens(self) -> int:
@@ -206,7 +198,8 @@ class EvidenceChunker(BaseChunker):
         index = build_index(doc, excluded, self.params.document)
         paragraphs = RenderedParagraphs(doc, index, doc_ser)
         headings_at = headings_by_position(index)
-        units = build_units(doc, index, self._unit_request(doc, doc_ser, headings_at, paragraphs))
+        request = self._unit_request(doc, doc_ser, headings_at, paragraphs)
+        units = build_units(doc, index, request)
         unit_chunks = [
             (u.position, self._unit_chunks(u, doc, doc_ser, headings_at.get(u.position), paragraphs, index))
             for u in units
@@ -222,7 +215,7 @@ class EvidenceChunker(BaseChunker):
                 yield from chunks
             return
         hidden = self._hidden_from_text(doc, index, units, unit_chunks, peer_refs)
-        ids = TextChunkIds(document_key(doc))
+        ids = TextChunkIds(request.doc_key or document_key(doc))
         unit_sections = {tuple(c.meta.headings or ()) for _, cs in unit_chunks for c in cs}
         backbone: list[tuple[int, EvidenceChunk]] = []
         for chunk in self._hybrid_text_chunks(doc, doc_ser, hidden, **kwargs):
@@ -269,6 +262,7 @@ class EvidenceChunker(BaseChunker):
             ),
             cell_serializer=doc_ser,
             tables=self.params.tables,
+            doc_key=document_key(doc),
         )
 
     def _hidden_from_text(

@@ -286,6 +286,7 @@ class UnitRequest:
             (the similarity gate). None keeps every candidate.
         cell_serializer: writes rich cells (:func:`unit_tables`).
         tables: how the tables' header rows are found (:func:`unit_tables`).
+        doc_key: the document's :func:`document_key` when the caller already has it (computed here otherwise).
     """
 
     count_text: Callable[[str], int]
@@ -297,6 +298,7 @@ class UnitRequest:
     keep_context: Callable[[TableItem, list[int]], list[bool]] | None = None
     cell_serializer: BaseDocSerializer | None = None
     tables: TableParams = DEFAULT_TABLE_PARAMS
+    doc_key: str | None = None
 
 
 def build_units(doc: DoclingDocument, index: DocIndex, request: UnitRequest) -> list[EvidenceUnit]:
@@ -352,7 +354,7 @@ def _units_without_context(
     doc: DoclingDocument, index: DocIndex, request: UnitRequest, rules: UnitRules, taken: set[str]
 ) -> list[EvidenceUnit]:
     """Every unit with its caption and footnotes; what they take joins ``taken``."""
-    key = document_key(doc)
+    key = request.doc_key or document_key(doc)
     parts = request.parts
     caption_owner: dict[str, str] = {}
     units: list[EvidenceUnit] = []
