@@ -38,9 +38,10 @@ ARMS: tuple[str, ...] = (
 )
 """All arms, in report order: baseline, controls, then ours and its ablations (what ``all`` runs)."""
 
-DIAGNOSTIC_ARMS: tuple[str, ...] = ("evidence-triplets",)
+DIAGNOSTIC_ARMS: tuple[str, ...] = ("evidence-triplets", "evidence-triplets-single")
 """Extra arms run only when named: ``evidence-triplets`` renders units' tables as docling-core triplets (the
-baseline's table format), to separate the effect of evidence units from the effect of the table format."""
+baseline's table format), to separate the effect of evidence units from the effect of the table format;
+``evidence-triplets-single`` indexes its chunks one vector each (the drop-in path in that format)."""
 
 ARM_DESCRIPTIONS: dict[str, str] = {
     "hybrid": "HybridChunker defaults (triplet tables, bundled tokenizer, the run's limit: 256 by default)",
@@ -56,6 +57,7 @@ ARM_DESCRIPTIONS: dict[str, str] = {
     "evidence-no-context": "EvidenceChunker, UnitParams(with_context=False): no explaining paragraphs in table units",
     "evidence-no-caption": "EvidenceChunker, UnitParams(with_caption=False): no captions in table units",
     "evidence-triplets": "EvidenceChunker(table_format='triplets'): evidence units, baseline's table format",
+    "evidence-triplets-single": "evidence-triplets' chunks, one vector per chunk (no views)",
 }
 
 RANKINGS: tuple[str, ...] = ("flat", "maxpool")
@@ -158,6 +160,7 @@ CHUNKER_FACTORIES: dict[str, Callable[[int], BaseChunker]] = {
     "evidence-no-context": lambda n: _evidence(n, params={"units": {"with_context": False}}),
     "evidence-no-caption": lambda n: _evidence(n, params={"units": {"with_caption": False}}),
     "evidence-triplets": lambda n: _evidence(n, table_format="triplets"),
+    "evidence-triplets-single": lambda n: _evidence(n, table_format="triplets"),
 }
 """Each arm's chunker for a chunk limit (arms with a fixed size or none ignore it)."""
 
@@ -205,6 +208,7 @@ SAME_CHUNKS: dict[str, str] = {
     "rowsplit": "hybrid",
     "hybrid-views": "hybrid",
     "evidence-single": "evidence",
+    "evidence-triplets-single": "evidence-triplets",
 }
 """Arms that index the chunks of another arm (same chunker, same limit): a run chunks once for both."""
 
@@ -240,7 +244,7 @@ def chunk_document(
     if arm == "hybrid-views":
         records.extend(_sentence_records(arm, doc_id, doc, chunker, chunks, records))
         records.extend(_caption_records(arm, doc_id, doc, chunker, chunks, records))
-    elif evidence_arm and arm != "evidence-single":
+    elif evidence_arm and not arm.endswith("-single"):
         records.extend(_view_records(arm, doc_id, chunker, chunks, records))
     return records
 
