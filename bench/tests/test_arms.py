@@ -114,6 +114,19 @@ def test_evidence_arms_use_unit_ids_and_page_spans(arm: str) -> None:
         assert "The following table shows revenue by year:" not in table.embed_text
 
 
+def test_single_vector_arms_index_their_sources_chunks_without_views() -> None:
+    docs = {"d": _doc()}
+    for single, source in (("evidence-single", "evidence"), ("evidence-triplets-single", "evidence-triplets")):
+        with_views = build_arm(source, docs)
+        records = build_arm(single, docs)
+        chunks = [r for r in with_views if r.kind != "view"]
+        assert len(chunks) < len(with_views), "the source arm indexes views"
+        assert [r.embed_text for r in records] == [r.embed_text for r in chunks], "same chunks, no views"
+        assert all(r.kind != "view" and r.target == r.index for r in records)
+    table = next(r for r in build_arm("evidence-triplets-single", docs) if r.kind == "table")
+    assert "Revenue, 2019 = 1,496.5" in table.embed_text, "triplet rows"
+
+
 def test_build_arm_keeps_document_order_and_prefixes_units() -> None:
     docs = {"b": _doc(), "a": _doc()}
     records = build_arm("hybrid", docs)
