@@ -71,5 +71,6 @@ class ChunkMeasure:
             if all(fits(t) for t in out) or size == 1:
                 break
             size = max(1, size - max(1, size // step_divisor))
-        _log.warning("a text chunk over %d tokens was cut into %d pieces", self.limit, len(out))
+        # routine, not a fault: the text HybridChunker left over the limit (or never chunked) is kept whole, in pieces
+        _log.info("a text chunk over %d tokens was cut into %d pieces", self.limit, len(out))
         return out

@@ -14,6 +14,7 @@ from docling_core.types.doc import (
     DoclingDocument,
     FloatingItem,
     GroupLabel,
+    PictureItem,
     SectionHeaderItem,
     TableItem,
     TextItem,
@@ -37,7 +38,8 @@ class DocIndex:
     """Reading-order facts about one document, computed once per ``chunk()`` call.
 
     Attributes:
-        items: body doc items in reading order (``iterate_items`` over the body layer, pictures not entered).
+        items: body doc items in reading order (``iterate_items`` over the body layer, pictures not entered but for
+            their captions and footnotes).
         order: ``self_ref`` -> position in ``items``.
         boxes: ``self_ref`` -> the item's finite boxes (empty when it has no usable layout).
         satellites: refs of items that Docling links as a caption or footnote of some item.
@@ -207,6 +209,7 @@ def build_index(
         if isinstance(node, FloatingItem):
             satellites.update(ref.cref for ref in node.captions)
             satellites.update(ref.cref for ref in node.footnotes)
+    items = _with_picture_notes(doc, items, excluded)
     order = {item.self_ref: i for i, item in enumerate(items)}
     boxes = {item.self_ref: item_boxes(item) for item in items}
     tables_with_layout = any(boxes[t.self_ref] for t in items if isinstance(t, TableItem))
@@ -229,6 +232,47 @@ def build_index(
     )
     index.boilerplate = _boilerplate(doc, index, params)
     return index
+
+
+def _with_picture_notes(
+    doc: DoclingDocument, items: list[DocItem], excluded: frozenset[str] | set[str]
+) -> list[DocItem]:
+    """``items`` with the footnotes that a picture lists among its own children, each after its picture and the
+    captions that follow it.
+
+    Docling puts a float's captions and footnotes under the float. ``iterate_items`` enters a picture only for its
+    captions (the rest of a picture's children is the text inside the figure), so without this a picture's footnote
+    ("Source: ...") would be in no chunk: HybridChunker drops it.
+    """
+    walked = {item.self_ref for item in items}
+    out: list[DocItem] = []
+    k = 0
+    while k < len(items):
+        item = items[k]
+        out.append(item)
+        k += 1
+        if not isinstance(item, PictureItem) or not item.footnotes:
+            continue
+        notes = []
+        for ref in item.footnotes:
+            try:
+                note = ref.resolve(doc)
+            except Exception:  # a dangling ref: nothing to show
+                continue
+            if (
+                isinstance(note, TextItem)
+                and note.self_ref not in walked
+                and note.self_ref not in excluded
+                and note.content_layer == ContentLayer.BODY
+            ):
+                notes.append(note)
+                walked.add(note.self_ref)
+        captions = {ref.cref for ref in item.captions}
+        while k < len(items) and items[k].self_ref in captions:
+            out.append(items[k])
+            k += 1
+        out.extend(notes)
+    return out
 
 
 def _boilerplate(doc: DoclingDocument, index: DocIndex, params: DocumentParams) -> frozenset[int]:

@@ -127,3 +127,51 @@ def test_unit_ids_do_not_collide_across_documents_that_share_a_name(
     else:
         assert not ids_a & ids_b
     assert ids_a == {c.meta.unit_id for c in chunker.chunk(_table_doc(name, first))}
+
+
+def _figure_doc(note: str, note_under_picture: bool) -> DoclingDocument:
+    """A figure with a caption, text inside the figure and a footnote, as Docling builds them (under the picture)."""
+    doc = DoclingDocument(name="figure")
+    doc.add_heading("Results")
+    pic = doc.add_picture()
+    caption = doc.add_text(DocItemLabel.CAPTION, "Figure 1. Sales by region.", parent=pic)
+    pic.captions.append(caption.get_ref())
+    doc.add_text(DocItemLabel.TEXT, "axis label inside the figure", parent=pic)
+    footnote = doc.add_text(DocItemLabel.FOOTNOTE, note, parent=pic if note_under_picture else None)
+    pic.footnotes.append(footnote.get_ref())
+    doc.add_text(DocItemLabel.TEXT, "Sales rose in every region.")
+    return doc
+
+
+@pytest.mark.parametrize("note_under_picture", [True, False])
+def test_a_pictures_footnote_is_chunked_after_its_caption(note_under_picture: bool) -> None:
+    from docling_core.transforms.chunker.hybrid_chunker import HybridChunker
+
+    from docling_evidence.tokenizer import bundled_tokenizer
+
+    note = "Source: company filings, in millions of USD."
+    doc = _figure_doc(note, note_under_picture)
+    hybrid = HybridChunker(tokenizer=bundled_tokenizer())
+    assert all(note not in c.text for c in hybrid.chunk(doc)), "HybridChunker drops it"
+    texts = [c.text for c in EvidenceChunker().chunk(doc)]
+    joined = "\n".join(texts)
+    assert sum(t.count(note) for t in texts) == 1, "the footnote is in exactly one chunk"
+    assert joined.index("Figure 1. Sales by region.") < joined.index(note)
+    assert "axis label" not in joined, "text inside the figure stays out, as in HybridChunker"
+
+
+def test_cutting_a_text_to_the_limit_is_no_warning(caplog: pytest.LogCaptureFixture) -> None:
+    import logging
+
+    from docling_evidence.tokenizer import bundled_tokenizer
+
+    note = " ".join(f"note{i}" for i in range(200))  # a footnote HybridChunker drops, longer than the limit
+    chunker = EvidenceChunker(tokenizer=bundled_tokenizer(128))
+    with caplog.at_level(logging.INFO, logger="docling_evidence"):
+        chunks = list(chunker.chunk(_figure_doc(note, note_under_picture=True)))
+    pieces = [c for c in chunks if "note0" in c.text or "note199" in c.text]
+    assert len(pieces) >= 2 and all(chunker.tokenizer.count_tokens(chunker.contextualize(c)) <= 128 for c in chunks)
+    assert " ".join(" ".join(c.text.split()) for c in chunks if "note" in c.text).count("note") == 200
+    records = [r for r in caplog.records if r.name.startswith("docling_evidence")]
+    assert any("cut into" in r.getMessage() and r.levelno == logging.INFO for r in records)
+    assert not [r for r in records if r.levelno >= logging.WARNING]
