@@ -110,6 +110,9 @@ SLOW_TESTS = frozenset(
         "tests/core/test_context_boilerplate.py::test_a_web_page_converted_by_docling_gives_its_tables_no_boilerplate",
         # every table format at every tiny limit, end to end
         "tests/split/test_split_cases.py::test_tiny_limits_chunk_every_format_within_the_limit_and_lose_nothing",
+        # the benchmark's sweep end to end: a sweep run through its CLI, and its report with a matplotlib figure
+        "bench/tests/test_sweep.py::test_cli_runs_reports_and_rejects_bad_input",
+        "bench/tests/test_sweep.py::test_report_is_generated_from_the_json",
     }
 )
 """Single tests (``path::function``, every parameter) that are ``slow`` although their module is not."""
