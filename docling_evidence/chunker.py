@@ -198,8 +198,8 @@ class EvidenceChunker(BaseChunker):
         index = build_index(doc, excluded, self.params.document)
         paragraphs = RenderedParagraphs(doc, index, doc_ser)
         headings_at = headings_by_position(index)
-        request = self._unit_request(doc, doc_ser, headings_at, paragraphs)
-        units = build_units(doc, index, request)
+        key = document_key(doc)  # the units' ids and the text chunks' ids start from it
+        units = build_units(doc, index, self._unit_request(doc, doc_ser, headings_at, paragraphs, key))
         unit_chunks = [
             (u.position, self._unit_chunks(u, doc, doc_ser, headings_at.get(u.position), paragraphs, index))
             for u in units
@@ -215,7 +215,7 @@ class EvidenceChunker(BaseChunker):
                 yield from chunks
             return
         hidden = self._hidden_from_text(doc, index, units, unit_chunks, peer_refs)
-        ids = TextChunkIds(request.doc_key or document_key(doc))
+        ids = TextChunkIds(key)
         unit_sections = {tuple(c.meta.headings or ()) for _, cs in unit_chunks for c in cs}
         backbone: list[tuple[int, EvidenceChunk]] = []
         for chunk in self._hybrid_text_chunks(doc, doc_ser, hidden, **kwargs):
@@ -242,6 +242,7 @@ class EvidenceChunker(BaseChunker):
         doc_ser: BaseDocSerializer,
         headings_at: dict[int, list[str]],
         paragraphs: RenderedParagraphs,
+        doc_key: str,
     ) -> UnitRequest:
         """What :func:`~docling_evidence.assemble.units.build_units` needs from this chunker's settings."""
         return UnitRequest(
@@ -262,7 +263,7 @@ class EvidenceChunker(BaseChunker):
             ),
             cell_serializer=doc_ser,
             tables=self.params.tables,
-            doc_key=document_key(doc),
+            doc_key=doc_key,
         )
 
     def _hidden_from_text(

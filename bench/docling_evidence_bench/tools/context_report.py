@@ -111,13 +111,13 @@ def _chosen(doc: Any, chunker: Any) -> dict[str, set[str]]:
     (budget and room beside the table), before splitting."""
     from docling_evidence.assemble.headings import headings_by_position
     from docling_evidence.assemble.paragraphs import RenderedParagraphs
-    from docling_evidence.assemble.units import build_units
+    from docling_evidence.assemble.units import build_units, document_key
     from docling_evidence.document.index import build_index
 
     index = build_index(doc)
     doc_ser = chunker.serializer_provider.get_serializer(doc=doc)
     paragraphs = RenderedParagraphs(doc, index, doc_ser)
-    request = chunker._unit_request(doc, doc_ser, headings_by_position(index), paragraphs)
+    request = chunker._unit_request(doc, doc_ser, headings_by_position(index), paragraphs, document_key(doc))
     units = build_units(doc, index, request)
     return {u.table.self_ref: {it.self_ref for it in (*u.context_before, *u.context_after)} for u in units}
 
