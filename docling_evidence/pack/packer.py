@@ -8,7 +8,8 @@ units are delivered whole, in ranking order, while each fits whole in what is le
 gets its matching rows and sentences, best first, before any lower unit; then the lower units' matching segments are
 taken best first (a unit's rank lowers its scores a little, so among equals the better-ranked unit wins); what scores
 nothing fills what is left, in ranking and reading order. A row comes with its unit's caption and header lines, and with
-the footnotes that change what its numbers mean (units, scale, currency, percentages, restatements), or not at all; a
+the footnotes that change what its numbers mean (units, scale, currency, percentages, restatements); where the caption
+and header do not fit, it comes labelled (each value named by its column) with those footnotes, or not at all. A
 sentence of a table unit comes with the caption when it fits. A sentence already delivered (the same words, by another
 chunk: a paragraph that is both a unit's context and a text chunk, a text the document repeats) is not delivered again.
 The text is counted exactly at the end and trimmed, last taken first, if the estimate was short.
@@ -18,15 +19,25 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
+from docling_evidence.pack.blocks import (
+    BLOCK_JOIN,
+    GAP_JOIN,
+    LINE_JOIN,
+    SENTENCE_JOIN,
+    Taken,
+    Unit,
+    packed_block,
+    write_unit,
+)
 from docling_evidence.pack.budget import validate_budget
-from docling_evidence.pack.evidence import PackedBlock, PackedBox, PackedEvidence, PackedRow, PackedSentence
+from docling_evidence.pack.evidence import PackedBlock, PackedEvidence
 from docling_evidence.pack.expand import other_pieces
 from docling_evidence.pack.params import PackParams
 from docling_evidence.pack.scoring import Scorer, checked_scores, lexical_scorer
-from docling_evidence.pack.segments import Reading, Row, Sentence, at_rank, read_chunk
+from docling_evidence.pack.segments import Reading, Sentence, at_rank, read_chunk
 
 MAX_COUNT_MEMO = 50_000
 """Token counts kept between calls (per chunker); the memo is cleared when it grows past this."""
@@ -39,53 +50,6 @@ MEANING = re.compile(
 )
 """A footnote matching this changes what the table's numbers mean: it goes with the rows."""
 
-BLOCK_JOIN = "\n\n"
-LINE_JOIN = "\n"
-SENTENCE_JOIN = " "
-GAP_JOIN = " … "
-
-
-@dataclass
-class _Unit:
-    """The merged readings of one unit (or of one chunk without a unit), in ranking order."""
-
-    order: int
-    readings: list[Reading]
-    caption: str | None = None
-    rows: dict[tuple[Any, ...], Row] = field(default_factory=dict)
-    sentences: dict[tuple[Any, ...], Sentence] = field(default_factory=dict)
-    footnotes: dict[str, Sentence] = field(default_factory=dict)
-    seen_at: dict[tuple[Any, ...], int] = field(default_factory=dict)
-    """The rank of the best-ranked chunk that shows each segment (``(kind, key)``)."""
-
-    @property
-    def first(self) -> Reading:
-        return self.readings[0]
-
-    def add(self, reading: Reading, ranked: bool = True) -> None:
-        """Merge ``reading``; a piece that did not rank (``ranked=False``) brings segments, not the caption (what
-        ranked decides whether the unit fits whole, as without it)."""
-        self.readings.append(reading)
-        if self.caption is None and reading.caption and ranked:
-            self.caption = reading.caption
-        for row in reading.rows:
-            self.seen_at.setdefault(("row", row.key), reading.rank)
-            known = self.rows.get(row.key)
-            if known is None:
-                self.rows[row.key] = row
-            elif row.triplets:  # a triplet row cut over two chunks: its triplets joined, each once
-                merged = tuple(dict.fromkeys((*known.triplets, *row.triplets)))
-                self.rows[row.key] = Row(
-                    ". ".join(merged), known.label, None, (), "triplets", known.key, merged, ref=known.ref
-                )
-        for s in reading.sentences:
-            key = (s.ref, s.span) if s.span else (s.role, s.text)
-            self.seen_at.setdefault(("sentence", key), reading.rank)
-            self.sentences.setdefault(key, s)
-        for f in reading.footnotes:
-            self.seen_at.setdefault(("footnote", f.text), reading.rank)
-            self.footnotes.setdefault(f.text, f)
-
 
 @dataclass(frozen=True)
 class _Cand:
@@ -95,16 +59,6 @@ class _Cand:
     pos: int
     extra: bool = False
     """Shown only by a piece that did not rank (``pieces=``): never part of its unit delivered whole."""
-
-
-@dataclass
-class _State:
-    caption: bool = False
-    headers: set[tuple[str, ...]] = field(default_factory=set)
-    rows: list[Row] = field(default_factory=list)
-    sentences: list[Sentence] = field(default_factory=list)
-    footnotes: list[Sentence] = field(default_factory=list)
-    score: float = 0.0
 
 
 def validate(query: Any, ranked: Any, budget: Any) -> None:
@@ -252,17 +206,17 @@ class PackMemo:
         return reading
 
 
-def _units(readings: list[Reading], n_ranked: int) -> list[_Unit]:
-    by_key: dict[str, _Unit] = {}
+def _units(readings: list[Reading], n_ranked: int) -> list[Unit]:
+    by_key: dict[str, Unit] = {}
     for reading in readings:
         unit = by_key.get(reading.key)
         if unit is None:
-            unit = by_key[reading.key] = _Unit(order=len(by_key), readings=[])
+            unit = by_key[reading.key] = Unit(order=len(by_key), readings=[])
         unit.add(reading, ranked=reading.rank < n_ranked)
     return list(by_key.values())
 
 
-def _candidates(units: list[_Unit], n_ranked: int) -> list[_Cand]:
+def _candidates(units: list[Unit], n_ranked: int) -> list[_Cand]:
     """Every segment of every unit; those first shown by a chunk at rank ``n_ranked`` or below (a piece that did not
     rank) are marked ``extra``."""
     out: list[_Cand] = []
@@ -306,13 +260,13 @@ class _Counter:
 
 
 class _Packer:
-    def __init__(self, units: list[_Unit], budget: int, count: _Counter, n_ranked: int) -> None:
+    def __init__(self, units: list[Unit], budget: int, count: _Counter, n_ranked: int) -> None:
         self.units = units
         self.n_ranked = n_ranked
         """How many of the readings are the ranked chunks (the others are pieces that did not rank)."""
         self.budget = budget
         self.count = count
-        self.states = [_State() for _ in units]
+        self.states = [Taken() for _ in units]
         self.used = 0
         self.taken: list[tuple[_Cand, float, bool, list[Sentence]]] = []
         """What was taken, in order, with whether it brought the caption and which footnotes: replayed as it was."""
@@ -323,32 +277,41 @@ class _Packer:
         """Whether ``cand`` is a sentence whose words were already delivered (by any unit)."""
         return cand.kind == "sentence" and cand.item.words in self.said
 
-    def offer(self, cand: _Cand, score: float) -> None:
-        """Take ``cand`` (with what it needs) if it fits what is left of the budget."""
+    def offer(self, cand: _Cand, score: float, *, labelled: bool = True) -> None:
+        """Take ``cand`` (with what it needs) if it fits what is left of the budget; a row whose caption and header
+        do not fit goes labelled (:meth:`Row.labelled`) when that fits and ``labelled``."""
+        if not self._offer(cand, score) and labelled and cand.kind == "row":
+            row = cand.item.labelled() if cand.item.header not in self.states[cand.unit].headers else None
+            if row is not None:
+                self._offer(replace(cand, item=row), score)
+
+    def _offer(self, cand: _Cand, score: float) -> bool:
         room = self.budget - self.used
         if len(cand.item.text.split()) > room or self.repeats(cand):
-            return  # every word is at least one token: it cannot fit; or it was said already
+            return False  # every word is at least one token: it cannot fit; or it was said already
         state = self.states[cand.unit]
         unit = self.units[cand.unit]
         if cand.kind == "footnote" and cand.item in state.footnotes:
             self._take(cand, score, state, False, [])  # it came with a row: already paid for
-            return
+            return True
         base = self._item_cost(cand, state)
         opened = not self._open(state) and any(self._open(s) for s in self.states)
         base += self.count.block if opened else 0
         caption = self._caption_cost(unit, state)
-        needs_caption = cand.kind == "row" and caption > 0
+        needs_caption = cand.kind == "row" and cand.item.fmt != "labelled" and caption > 0
         notes = self._notes(unit, state) if cand.kind == "row" and not state.rows else []
         notes_cost = sum(self.count(n.text) + self.count.block for n in notes)
-        # a row never goes without its caption, header and meaning footnotes; a sentence may go without the caption
+        # a row never goes without its caption, header and meaning footnotes (a labelled row names its columns
+        # itself); a sentence may go without the caption
         for with_caption in (True, False):
             if not with_caption and needs_caption:
-                return
+                return False
             cost = base + (caption if with_caption else 0) + notes_cost
             if cost <= room:
                 self._take(cand, score, state, caption > 0 and with_caption, notes)
                 self.used += cost
-                return
+                return True
+        return False
 
     def take_whole(self, u: int, cands: Sequence[tuple[_Cand, float]]) -> bool:
         """Take every segment of unit ``u`` (and its caption) if all of them fit what is left; else take nothing.
@@ -364,11 +327,11 @@ class _Packer:
         if parts > self.budget - used and (not self.taken or parts > self.budget - self.count(self._text())):
             return False
         for cand, score in cands:
-            self.offer(cand, score)
+            self.offer(cand, score, labelled=False)
         state = self.states[u]
         if len(self.taken) - n_taken == len(cands) and (state.caption or not self.units[u].caption or not cands):
             return True
-        self.used, self.states[u] = used, _State()
+        self.used, self.states[u] = used, Taken()
         self._forget_after(n_taken)
         state = self.states[u]
         for k, (cand, score) in enumerate(cands):
@@ -377,7 +340,7 @@ class _Packer:
         if tokens <= self.budget:
             self.used = tokens
             return True
-        self.states[u] = _State()
+        self.states[u] = Taken()
         self._forget_after(n_taken)
         return False
 
@@ -394,27 +357,29 @@ class _Packer:
             out.append((cand, score))
         return out
 
-    def _parts_tokens(self, unit: _Unit, cands: Sequence[tuple[_Cand, float]]) -> int:
+    def _parts_tokens(self, unit: Unit, cands: Sequence[tuple[_Cand, float]]) -> int:
         headers = {c.item.header for c, _ in cands if c.kind == "row"}
         parts = [c.item.text for c, _ in cands] + [h for header in headers for h in header]
         return sum(map(self.count, parts)) + (self.count(unit.caption) if unit.caption else 0)
 
     @staticmethod
-    def _open(state: _State) -> bool:
+    def _open(state: Taken) -> bool:
         return bool(state.rows or state.sentences or state.footnotes)
 
-    def _caption_cost(self, unit: _Unit, state: _State) -> int:
+    def _caption_cost(self, unit: Unit, state: Taken) -> int:
         if state.caption or not unit.caption:
             return 0
         return self.count(unit.caption) + self.count.block
 
-    def _notes(self, unit: _Unit, state: _State) -> list[Sentence]:
+    def _notes(self, unit: Unit, state: Taken) -> list[Sentence]:
         return [f for f in unit.footnotes.values() if f not in state.footnotes and MEANING.search(f.text)]
 
-    def _item_cost(self, cand: _Cand, state: _State) -> int:
+    def _item_cost(self, cand: _Cand, state: Taken) -> int:
         item = cand.item
         if cand.kind == "row":
             cost = self.count(item.text) + self.count.line
+            if item.fmt == "labelled":
+                return cost + (0 if state.rows else self.count.block)
             if item.header not in state.headers:
                 cost += sum(self.count(h) + self.count.line for h in item.header) + self.count.block
                 if item.fmt == "html":
@@ -425,7 +390,7 @@ class _Packer:
         same_para = any(s.para == item.para for s in state.sentences)
         return self.count(item.text) + (self.count.sentence if same_para else self.count.block)
 
-    def _take(self, cand: _Cand, score: float, state: _State, caption: bool, notes: list[Sentence]) -> None:
+    def _take(self, cand: _Cand, score: float, state: Taken, caption: bool, notes: list[Sentence]) -> None:
         state.caption = state.caption or caption
         state.footnotes += notes
         if cand.kind == "row":
@@ -455,11 +420,11 @@ class _Packer:
         )
 
     def _blocks(self) -> list[PackedBlock]:
-        blocks = (_block(unit, self.states[u], self.n_ranked) for u, unit in enumerate(self.units))
+        blocks = (packed_block(unit, self.states[u], self.n_ranked) for u, unit in enumerate(self.units))
         return [b for b in blocks if b is not None]
 
     def _text(self) -> str:
-        written = (_write(unit, self.states[u]) for u, unit in enumerate(self.units))
+        written = (write_unit(unit, self.states[u]) for u, unit in enumerate(self.units))
         return BLOCK_JOIN.join(w.text for w in written if w is not None)
 
     def _forget_after(self, n_taken: int) -> None:
@@ -469,131 +434,7 @@ class _Packer:
 
     def _drop_last(self) -> None:
         self.taken.pop()
-        self.states = [_State() for _ in self.units]
+        self.states = [Taken() for _ in self.units]
         taken, self.taken, self.said = self.taken, [], set()
         for cand, score, caption, notes in taken:  # as taken: a sentence that went without the caption still does
             self._take(cand, score, self.states[cand.unit], caption, notes)
-
-
-@dataclass
-class _Written:
-    """A block's parts in reading order, and its text."""
-
-    text: str
-    rows: list[Row]
-    header: list[str]
-    footnotes: list[Sentence]
-    sentences: list[Sentence]
-
-
-def _write(unit: _Unit, state: _State) -> _Written | None:
-    if not (state.rows or state.sentences or state.footnotes):
-        return None
-    parts: list[str] = []
-    if state.caption and unit.caption:
-        parts.append(unit.caption)
-    rows = sorted(state.rows, key=lambda r: (r.index is None, r.index or 0, list(unit.rows).index(r.key)))
-    header_lines: list[str] = []
-    if rows:
-        lines, header_lines = _table_lines(rows)
-        parts.append(LINE_JOIN.join(lines))
-    footnotes = [f for f in unit.footnotes.values() if f in state.footnotes]
-    parts += [f.text for f in footnotes]
-    sentences = sorted(state.sentences, key=lambda s: (s.para, s.pos))
-    paragraphs = _paragraphs(sentences)
-    if paragraphs:
-        parts.append((LINE_JOIN if unit.first.kind == "text" else BLOCK_JOIN).join(paragraphs))
-    return _Written(BLOCK_JOIN.join(parts), rows, header_lines, footnotes, sentences)
-
-
-def _block(unit: _Unit, state: _State, n_ranked: int) -> PackedBlock | None:
-    written = _write(unit, state)
-    if written is None:
-        return None
-    first = unit.first
-    rows, header_lines, footnotes, sentences = written.rows, written.header, written.footnotes, written.sentences
-    refs = _refs(unit, rows, sentences, footnotes, state.caption)
-    boxes = _boxes(unit, refs)
-    return PackedBlock(
-        key=first.key,
-        unit_id=first.unit_id,
-        kind=first.kind,
-        ranks=[r.rank for r in unit.readings if r.rank < n_ranked],
-        text=written.text,
-        score=state.score,
-        caption=unit.caption if state.caption else None,
-        header=header_lines,
-        rows=[PackedRow(index=r.index, label=r.label, text=r.text, ref=r.ref) for r in rows],
-        sentences=[_packed_sentence(s) for s in sentences],
-        footnotes=[_packed_sentence(f) for f in footnotes],
-        doc_refs=refs,
-        pages=sorted({b.page for b in boxes}),
-        boxes=boxes,
-        origin_filename=getattr(first.origin, "filename", None),
-        origin_binary_hash=getattr(first.origin, "binary_hash", None),
-    )
-
-
-def _table_lines(rows: list[Row]) -> tuple[list[str], list[str]]:
-    lines: list[str] = []
-    headers: list[str] = []
-    current: tuple[str, ...] | None = None
-    html_open = False
-    for row in rows:
-        if row.header != current:
-            if html_open:
-                lines.append("</table>")
-            html_open = row.fmt == "html"
-            lines += ["<table>"] if html_open else []
-            lines += list(row.header)
-            headers += [h for h in row.header if h not in headers]
-            current = row.header
-        lines.append(row.text)
-    if html_open:
-        lines.append("</table>")
-    return lines, headers
-
-
-def _paragraphs(sentences: list[Sentence]) -> list[str]:
-    out: list[str] = []
-    para: tuple[int, int] | None = None
-    last = -2
-    for s in sentences:
-        if s.para != para:
-            out.append(s.text)
-        else:
-            out[-1] += (SENTENCE_JOIN if s.pos == last + 1 else GAP_JOIN) + s.text
-        para, last = s.para, s.pos
-    return out
-
-
-def _packed_sentence(s: Sentence) -> PackedSentence:
-    start, end = s.span if s.span else (None, None)
-    return PackedSentence(text=s.text, role=s.role, ref=s.ref, start=start, end=end)
-
-
-def _refs(unit: _Unit, rows: list[Row], sentences: list[Sentence], notes: list[Sentence], caption: bool) -> list[str]:
-    refs: list[str | None] = []
-    if caption:
-        refs += [r for rd in unit.readings for r, role in rd.roles.items() if role == "caption"]
-    if rows:
-        refs += [row.ref for row in rows] if all(row.ref for row in rows) else [*unit.first.table_refs]
-    refs += [f.ref for f in notes] + [s.ref for s in sentences]
-    return [r for r in dict.fromkeys(refs) if r]
-
-
-def _boxes(unit: _Unit, refs: list[str]) -> list[PackedBox]:
-    items: dict[str, Any] = {}
-    for reading in unit.readings:
-        for ref, item in reading.items.items():
-            items.setdefault(ref, item)
-    out: list[PackedBox] = []
-    for ref in refs:
-        for prov in getattr(items.get(ref), "prov", None) or ():
-            bbox = getattr(prov, "bbox", None)
-            if bbox is None:
-                continue
-            origin = getattr(getattr(bbox, "coord_origin", None), "value", None) or str(bbox.coord_origin)
-            box = (float(bbox.l), float(bbox.t), float(bbox.r), float(bbox.b))
-            out.append(PackedBox(ref=ref, page=int(prov.page_no), bbox=box, coord_origin=str(origin)))
-    return out

@@ -21,7 +21,9 @@ from docling_evidence.tables.pipes import is_separator_line, pipe_cells
 from docling_evidence.text.sentences import sentence_spans
 from docling_evidence.units.captions import _TABLE_LABEL
 
-RowFormat = Literal["markdown", "html", "triplets", "plain"]
+RowFormat = Literal["markdown", "html", "triplets", "plain", "labelled"]
+"""How a row is written: a table line, docling-core's triplets, plain text, or ``labelled`` (each value named by its
+column, a row that reads without its header: what the packer delivers when the header does not fit)."""
 ProseRole = Literal["context", "text", "footnote"]
 
 SEPARATOR_MIN_DASHES = 2
@@ -55,6 +57,23 @@ class Row:
                 values = [f"{h} = {c}" if h else c for h, c in zip(head[1:], cells[1:], strict=True) if c]
                 return f"{cells[0]}: {'; '.join(values)}" if cells[0] else "; ".join(values)
         return self.text
+
+    def labelled(self) -> Row | None:
+        """This row written to read alone, ``"<label>: <column> = <value>; ..."``, each column named by its cells in
+        every header line (a spanning cell once); None when it has no header that gives each cell a column."""
+        if self.fmt not in ("markdown", "html") or not self.header:
+            return None
+        cells = _cells(self.text, self.fmt)
+        heads = [h for h in (_cells(line, self.fmt) for line in self.header if not _is_separator(line.strip()))]
+        heads = [h for h in heads if len(h) == len(cells)]
+        if not heads or len(cells) < 2:
+            return None
+        names = [" ".join(dict.fromkeys(h[k] for h in heads if h[k])) for k in range(len(cells))]
+        values = [f"{n} = {c}" if n else c for n, c in zip(names[1:], cells[1:], strict=True) if c]
+        if not values:
+            return None
+        text = f"{cells[0]}: {'; '.join(values)}" if cells[0] else "; ".join(values)
+        return replace(self, text=text, header=(), fmt="labelled")
 
 
 @dataclass(frozen=True)
