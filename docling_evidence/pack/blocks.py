@@ -84,7 +84,7 @@ class Written:
 
 
 def write_unit(unit: Unit, state: Taken) -> Written | None:
-    if not (state.rows or state.sentences or state.footnotes):
+    if not (state.rows or state.sentences or state.footnotes or state.caption):
         return None
     parts: list[str] = []
     if state.caption and unit.caption:

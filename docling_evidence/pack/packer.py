@@ -1,18 +1,19 @@
 """Budgeted selection: the rows and sentences that answer the query, with what makes them readable, in ranking order.
 
 The retrieved chunks are read (``segments``) and grouped by unit, each unit once, at its first rank; pieces of a unit
-found later in the ranking join its block. Every row, sentence and footnote is scored against the query (one scorer
-call); rows also get a second hop, their lexical match with the best-scoring sentences (:func:`bridged_scores`), so a
-row that a question names only through what a paragraph says of it is found. The retriever's order is trusted first:
-units are delivered whole, in ranking order, while each fits whole in what is left. The first unit that does not fit
-gets its matching rows and sentences, best first, before any lower unit; then the lower units' matching segments are
+found later in the ranking join its block. Every row, sentence, footnote and caption is scored against the query (one
+scorer call); rows also get a second hop, their lexical match with the best-scoring sentences (:func:`bridged_scores`),
+so a row that a question names only through what a paragraph says of it is found. The retriever's order is trusted
+first: units are delivered whole, in ranking order, while each fits whole in what is left. The first unit that does not
+fit gets its matching rows and sentences, best first, before any lower unit; then the lower units' matching segments are
 taken best first (a unit's rank lowers its scores a little, so among equals the better-ranked unit wins); what scores
 nothing fills what is left, in ranking and reading order. A row comes with its unit's caption and header lines, and with
 the footnotes that change what its numbers mean (units, scale, currency, percentages, restatements); where the caption
 and header do not fit, it comes labelled (each value named by its column) with those footnotes, or not at all. A
-sentence of a table unit comes with the caption when it fits. A sentence already delivered (the same words, by another
-chunk: a paragraph that is both a unit's context and a text chunk, a text the document repeats) is not delivered again.
-The text is counted exactly at the end and trimmed, last taken first, if the estimate was short.
+sentence of a table unit comes with the caption when it fits; a caption that scores may go alone. A sentence already
+delivered (the same words, by another chunk: a paragraph that is both a unit's context and a text chunk, a text the
+document repeats) is not delivered again. The text is counted exactly at the end and trimmed, last taken first, if the
+estimate was short.
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ MEANING = re.compile(
 @dataclass(frozen=True)
 class _Cand:
     unit: int
-    kind: Literal["row", "sentence", "footnote"]
+    kind: Literal["row", "sentence", "footnote", "caption"]
     item: Any
     pos: int
     extra: bool = False
@@ -153,8 +154,9 @@ def _offer_order(packer: _Packer, cands: list[_Cand], scores: list[float], rank_
     order would; with them, the first unit's delivery is kept and completed before the next unit's."""
     by_unit: list[list[int]] = [[] for _ in packer.units]  # what ranked: rows in table order, footnotes, sentences
     extras: list[list[int]] = [[] for _ in packer.units]  # what only pieces that did not rank show
+    captions: list[int] = []  # a unit delivered whole brings its caption: offered alone only when it scores
     for i, cand in enumerate(cands):
-        (extras if cand.extra else by_unit)[cand.unit].append(i)
+        (captions if cand.kind == "caption" else extras[cand.unit] if cand.extra else by_unit[cand.unit]).append(i)
     offered: set[int] = set()
     cut = 0
     while cut < len(by_unit) and packer.take_whole(cut, [(cands[i], scores[i]) for i in by_unit[cut]]):
@@ -168,6 +170,7 @@ def _offer_order(packer: _Packer, cands: list[_Cand], scores: list[float], rank_
         [
             *(i for u in range(cut, len(by_unit)) for i in by_unit[u]),
             *(i for unit_extras in extras for i in unit_extras if i not in offered),
+            *(i for i in captions if cands[i].unit >= cut and scores[i] > 0),
         ],
         key=lambda i: (cands[i].extra, cands[i].unit, cands[i].pos),
     )
@@ -232,6 +235,8 @@ def _candidates(units: list[Unit], n_ranked: int) -> list[_Cand]:
             _Cand(u, "sentence", s, 20_000 + k, unit.seen_at[("sentence", key)] >= n_ranked)
             for k, (key, s) in enumerate(unit.sentences.items())
         ]
+        if unit.caption:  # what the caption says may be the answer ("according to its caption"): it is scored too
+            out.append(_Cand(u, "caption", Sentence(unit.caption, "context", None, (-1, -1), 0), -1))
     return out
 
 
@@ -291,6 +296,8 @@ class _Packer:
             return False  # every word is at least one token: it cannot fit; or it was said already
         state = self.states[cand.unit]
         unit = self.units[cand.unit]
+        if cand.kind == "caption" and state.caption:
+            return False  # it came already
         if cand.kind == "footnote" and cand.item in state.footnotes:
             self._take(cand, score, state, False, [])  # it came with a row: already paid for
             return True
@@ -298,7 +305,7 @@ class _Packer:
         opened = not self._open(state) and any(self._open(s) for s in self.states)
         base += self.count.block if opened else 0
         caption = self._caption_cost(unit, state)
-        needs_caption = cand.kind == "row" and cand.item.fmt != "labelled" and caption > 0
+        needs_caption = caption > 0 and (cand.kind == "caption" or (cand.kind == "row" and cand.item.fmt != "labelled"))
         notes = self._notes(unit, state) if cand.kind == "row" and not state.rows else []
         notes_cost = sum(self.count(n.text) + self.count.block for n in notes)
         # a row never goes without its caption, header and meaning footnotes (a labelled row names its columns
@@ -364,7 +371,7 @@ class _Packer:
 
     @staticmethod
     def _open(state: Taken) -> bool:
-        return bool(state.rows or state.sentences or state.footnotes)
+        return bool(state.rows or state.sentences or state.footnotes or state.caption)
 
     def _caption_cost(self, unit: Unit, state: Taken) -> int:
         if state.caption or not unit.caption:
@@ -387,6 +394,8 @@ class _Packer:
             return cost
         if cand.kind == "footnote":
             return self.count(item.text) + self.count.block
+        if cand.kind == "caption":
+            return 0  # the caption's cost is the caption's
         same_para = any(s.para == item.para for s in state.sentences)
         return self.count(item.text) + (self.count.sentence if same_para else self.count.block)
 
@@ -399,7 +408,7 @@ class _Packer:
         elif cand.kind == "footnote":
             if cand.item not in state.footnotes:
                 state.footnotes.append(cand.item)
-        else:
+        elif cand.kind == "sentence":
             state.sentences.append(cand.item)
             self.said.add(cand.item.words)
         state.score = max(state.score, score)
@@ -414,7 +423,7 @@ class _Packer:
             if tokens <= self.budget or not self.taken:
                 break
             self._drop_last()  # the estimate was short (a tokenizer whose joins merge): give back the last taken
-        delivered = sum(len(b.rows) + len(b.sentences) + len(b.footnotes) for b in blocks)
+        delivered = sum(len(b.rows) + len(b.sentences) + len(b.footnotes) + (b.caption is not None) for b in blocks)
         return PackedEvidence(
             query=query, budget=self.budget, tokens=tokens, text=text, blocks=blocks, omitted=n_cands - delivered
         )

@@ -1,5 +1,5 @@
-"""A row whose caption and header do not fit what is left of the budget goes labelled (each value named by its
-column), with the footnotes that change what its numbers mean, rather than not at all."""
+"""What goes when a unit's caption and header do not fit what is left of the budget: a row labelled (each value named
+by its column) with the footnotes that change what its numbers mean; a caption that answers, alone."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from packdocs import BODY, FOOTNOTE, HEADER
+from packdocs import BODY, CAPTION, FOOTNOTE, HEADER
 
 from docling_evidence import EvidenceChunker
 from docling_evidence.pack.segments import Row
@@ -99,3 +99,25 @@ def test_labelled_keeps_every_value_once_under_its_column(cells: tuple[list[str]
     row = _row("| " + " | ".join(body) + " |", ("| " + " | ".join(head) + " |", "|---" * len(head) + "|")).labelled()
     assert row is not None
     assert row.text == f"{body[0]}: " + "; ".join(f"{h} = {c}" for h, c in zip(head[1:], body[1:], strict=True))
+
+
+def test_a_caption_that_matches_goes_alone_when_nothing_else_of_its_unit_fits(
+    chunker: EvidenceChunker, evidence_chunks: list[Any]
+) -> None:
+    piece = _piece_with(evidence_chunks, "Cement works")
+    query = "which business segment breakdown does the caption give"  # words of the caption, none of a row
+    budget = chunker.tokenizer.count_tokens(CAPTION)
+    packed = chunker.pack(query, [piece], budget)
+    assert packed.text == CAPTION
+    (block,) = packed.blocks
+    assert block.caption == CAPTION and not (block.rows or block.sentences or block.footnotes)
+    assert block.doc_refs and all(ref.startswith("#/texts/") for ref in block.doc_refs), "the caption's item is cited"
+    assert chunker.pack(query, [piece], budget - 1).text == "", "a caption is never cut"
+
+
+def test_a_caption_that_matches_nothing_is_not_delivered_alone(
+    chunker: EvidenceChunker, evidence_chunks: list[Any]
+) -> None:
+    piece = _piece_with(evidence_chunks, "Cement works")
+    packed = chunker.pack("hiring dividends", [piece], chunker.tokenizer.count_tokens(CAPTION))
+    assert all(b.rows or b.sentences or b.footnotes for b in packed.blocks)
