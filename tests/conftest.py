@@ -48,6 +48,7 @@ THOROUGH_SEED: int | None = None
 """The seed of a ``thorough`` run: ``HYPOTHESIS_SEED``, or a new one (None in the derandomized ``ci`` profile)."""
 if PROFILE == "thorough":
     THOROUGH_SEED = int(os.environ.get("HYPOTHESIS_SEED") or random.SystemRandom().randrange(2**32))
+    os.environ["HYPOTHESIS_SEED"] = str(THOROUGH_SEED)  # pytest-xdist's workers inherit it: one seed for the run
     # the split suite seeds its properties itself (@seed): give it this run's seed unless it was set on its own
     os.environ.setdefault("SPLIT_HYPOTHESIS_SEED", str(THOROUGH_SEED))
 
@@ -141,6 +142,13 @@ def pytest_report_header(config: pytest.Config) -> str:
         f"hypothesis: profile thorough, {settings.default.max_examples} examples, seed {THOROUGH_SEED} "
         f"(replay: HYPOTHESIS_PROFILE=thorough HYPOTHESIS_SEED={THOROUGH_SEED})"
     )
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Name the split suite's seed and the profile at the end of the run (here, so that the main process prints it
+    when pytest-xdist's workers ran the tests)."""
+    seed = os.environ.get("SPLIT_HYPOTHESIS_SEED", "0")
+    terminalreporter.write_line(f"split property suite: SPLIT_HYPOTHESIS_SEED={seed}, profile {PROFILE}")
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:

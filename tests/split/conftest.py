@@ -1,8 +1,9 @@
 """Seed reporting for the splitting suite (the hypothesis profiles live in ``tests/conftest.py``).
 
 The default profile is reproducible: the split properties use ``@seed(SEED)`` with SEED 0, the others derandomize.
-``thorough``: many more examples, shrinking, and a new seed printed at the end of the run; reproduce a failure with
-``SPLIT_HYPOTHESIS_SEED=<seed> HYPOTHESIS_PROFILE=thorough pytest tests/split`` (see docs/splitting.md).
+``thorough``: many more examples, shrinking, and a new seed (``tests/conftest.py`` prints it at the end of the run);
+reproduce a failure with ``SPLIT_HYPOTHESIS_SEED=<seed> HYPOTHESIS_PROFILE=thorough pytest tests/split`` (see
+docs/splitting.md).
 """
 
 from __future__ import annotations
@@ -30,8 +31,3 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     report = outcome.get_result()
     if report.failed and getattr(getattr(item, "obj", None), "is_hypothesis_test", False):
         report.sections.append(("hypothesis seed", f"reproduce with SPLIT_HYPOTHESIS_SEED={SEED} (profile {PROFILE})"))
-
-
-def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    """Name the run's seed and profile at the end of every run that collected this folder."""
-    terminalreporter.write_line(f"split property suite: SPLIT_HYPOTHESIS_SEED={SEED}, profile {PROFILE}")
