@@ -54,8 +54,7 @@ class Row:
             head = _cells(self.header[0], self.fmt)
             cells = _cells(self.text, self.fmt)
             if head and len(head) == len(cells):
-                values = [f"{h} = {c}" if h else c for h, c in zip(head[1:], cells[1:], strict=True) if c]
-                return f"{cells[0]}: {'; '.join(values)}" if cells[0] else "; ".join(values)
+                return _named_values(cells, head)
         return self.text
 
     def labelled(self) -> Row | None:
@@ -66,14 +65,17 @@ class Row:
         cells = _cells(self.text, self.fmt)
         heads = [h for h in (_cells(line, self.fmt) for line in self.header if not _is_separator(line.strip()))]
         heads = [h for h in heads if len(h) == len(cells)]
-        if not heads or len(cells) < 2:
+        if not heads or len(cells) < 2 or not any(cells[1:]):
             return None
         names = [" ".join(dict.fromkeys(h[k] for h in heads if h[k])) for k in range(len(cells))]
-        values = [f"{n} = {c}" if n else c for n, c in zip(names[1:], cells[1:], strict=True) if c]
-        if not values:
-            return None
-        text = f"{cells[0]}: {'; '.join(values)}" if cells[0] else "; ".join(values)
-        return replace(self, text=text, header=(), fmt="labelled")
+        return replace(self, text=_named_values(cells, names), header=(), fmt="labelled")
+
+
+def _named_values(cells: Sequence[str], names: Sequence[str]) -> str:
+    """A row's cells as ``"<label>: <name> = <value>; ..."`` (the first cell is the label; an empty cell is left out,
+    a value without a name stands alone)."""
+    values = [f"{n} = {c}" if n else c for n, c in zip(names[1:], cells[1:], strict=True) if c]
+    return f"{cells[0]}: {'; '.join(values)}" if cells[0] else "; ".join(values)
 
 
 @dataclass(frozen=True)
