@@ -37,6 +37,7 @@ from split_helpers import (
 from docling_evidence import EvidenceChunker
 from docling_evidence.split.splitter import Splitter, UnitParts, piece_budget
 from docling_evidence.tables.formats import TABLE_FORMATS, one_line
+from docling_evidence.tables.params import TableParams
 from docling_evidence.tables.rows import TableRows, table_rows
 
 FORMATS = tuple(TABLE_FORMATS)
@@ -178,9 +179,15 @@ def test_chunker_properties(kind: str, spec: DocSpec, max_tokens: int, fmt: str 
     grid = stripped(spec.grid)
     table = doc.tables[0]
     rows = table_rows(table, doc)
-    # a table of header rows only is read as body rows (table_rows' contract)
-    expected_body = grid.body if grid.body else grid.header
-    assert rows.body == expected_body, "table_rows does not read the body on the grid (merged cells repeated)"
+    # every grid row is read once, in order (merged cells repeated): marked header rows as the header (a table of
+    # header rows only as body rows); where Docling marked none, the leading rows that read as column headers may be
+    # taken for the header (at most max_inferred_header_rows of them)
+    read = (*rows.header, *rows.body)
+    assert read == (*grid.header, *grid.body), "table_rows does not read every row on the grid once, in order"
+    if grid.header:
+        assert rows.header == (grid.header if grid.body else ()), "the marked header rows are the header"
+    else:
+        assert len(rows.header) <= TableParams().max_inferred_header_rows, "too many rows taken for the header"
     if not any(cell for row in (*grid.header, *grid.body) for cell in row):
         assert not pieces, "an empty table became a unit"
         return
