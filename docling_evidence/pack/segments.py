@@ -63,8 +63,8 @@ class Row:
         if self.fmt not in ("markdown", "html") or not self.header:
             return None
         cells = _cells(self.text, self.fmt)
-        heads = [h for h in (_cells(line, self.fmt) for line in self.header if not _is_separator(line.strip()))]
-        heads = [h for h in heads if len(h) == len(cells)]
+        lines = (_cells(line, self.fmt) for line in self.header if not _is_separator(line.strip()))
+        heads = [h for h in lines if len(h) == len(cells)]
         if not heads or len(cells) < 2 or not any(cells[1:]):
             return None
         names = [" ".join(dict.fromkeys(h[k] for h in heads if h[k])) for k in range(len(cells))]

@@ -188,6 +188,7 @@ def test_chunker_properties(kind: str, spec: DocSpec, max_tokens: int, fmt: str 
         assert rows.header == (grid.header if grid.body else ()), "the marked header rows are the header"
     else:
         assert len(rows.header) <= TableParams().max_inferred_header_rows, "too many rows taken for the header"
+        assert len(rows.body) >= 2 * len(rows.header), "a header is taken only above twice as many rows"
     if not any(cell for row in (*grid.header, *grid.body) for cell in row):
         assert not pieces, "an empty table became a unit"
         return
