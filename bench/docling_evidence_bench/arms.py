@@ -38,10 +38,17 @@ ARMS: tuple[str, ...] = (
 )
 """All arms, in report order: baseline, controls, then ours and its ablations (what ``all`` runs)."""
 
-DIAGNOSTIC_ARMS: tuple[str, ...] = ("evidence-triplets", "evidence-triplets-single")
+DIAGNOSTIC_ARMS: tuple[str, ...] = (
+    "evidence-triplets",
+    "evidence-triplets-single",
+    "evidence-context-in-text",
+    "evidence-context-in-text-single",
+)
 """Extra arms run only when named: ``evidence-triplets`` renders units' tables as docling-core triplets (the
 baseline's table format), to separate the effect of evidence units from the effect of the table format;
-``evidence-triplets-single`` indexes its chunks one vector each (the drop-in path in that format)."""
+``evidence-triplets-single`` indexes its chunks one vector each (the drop-in path in that format);
+``evidence-context-in-text`` (and its ``-single`` form) keeps a context paragraph the unit shows whole in its text
+chunk too (``context_in_text=True``), as HybridChunker's text chunks hold it."""
 
 ARM_DESCRIPTIONS: dict[str, str] = {
     "hybrid": "HybridChunker defaults (triplet tables, bundled tokenizer, the run's limit: 256 by default)",
@@ -58,6 +65,8 @@ ARM_DESCRIPTIONS: dict[str, str] = {
     "evidence-no-caption": "EvidenceChunker, UnitParams(with_caption=False): no captions in table units",
     "evidence-triplets": "EvidenceChunker(table_format='triplets'): evidence units, baseline's table format",
     "evidence-triplets-single": "evidence-triplets' chunks, one vector per chunk (no views)",
+    "evidence-context-in-text": "EvidenceChunker(context_in_text=True): context shown whole stays in its text chunk",
+    "evidence-context-in-text-single": "evidence-context-in-text's chunks, one vector per chunk (no views)",
 }
 
 RANKINGS: tuple[str, ...] = ("flat", "maxpool")
@@ -161,6 +170,8 @@ CHUNKER_FACTORIES: dict[str, Callable[[int], BaseChunker]] = {
     "evidence-no-caption": lambda n: _evidence(n, params={"units": {"with_caption": False}}),
     "evidence-triplets": lambda n: _evidence(n, table_format="triplets"),
     "evidence-triplets-single": lambda n: _evidence(n, table_format="triplets"),
+    "evidence-context-in-text": lambda n: _evidence(n, context_in_text=True),
+    "evidence-context-in-text-single": lambda n: _evidence(n, context_in_text=True),
 }
 """Each arm's chunker for a chunk limit (arms with a fixed size or none ignore it)."""
 
@@ -209,6 +220,7 @@ SAME_CHUNKS: dict[str, str] = {
     "hybrid-views": "hybrid",
     "evidence-single": "evidence",
     "evidence-triplets-single": "evidence-triplets",
+    "evidence-context-in-text-single": "evidence-context-in-text",
 }
 """Arms that index the chunks of another arm (same chunker, same limit): a run chunks once for both."""
 

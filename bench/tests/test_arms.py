@@ -116,7 +116,12 @@ def test_evidence_arms_use_unit_ids_and_page_spans(arm: str) -> None:
 
 def test_single_vector_arms_index_their_sources_chunks_without_views() -> None:
     docs = {"d": _doc()}
-    for single, source in (("evidence-single", "evidence"), ("evidence-triplets-single", "evidence-triplets")):
+    pairs = (
+        ("evidence-single", "evidence"),
+        ("evidence-triplets-single", "evidence-triplets"),
+        ("evidence-context-in-text-single", "evidence-context-in-text"),
+    )
+    for single, source in pairs:
         with_views = build_arm(source, docs)
         records = build_arm(single, docs)
         chunks = [r for r in with_views if r.kind != "view"]
@@ -125,6 +130,15 @@ def test_single_vector_arms_index_their_sources_chunks_without_views() -> None:
         assert all(r.kind != "view" and r.target == r.index for r in records)
     table = next(r for r in build_arm("evidence-triplets-single", docs) if r.kind == "table")
     assert "Revenue, 2019 = 1,496.5" in table.embed_text, "triplet rows"
+
+
+def test_context_in_text_arm_keeps_the_context_paragraph_in_a_text_chunk_too() -> None:
+    docs = {"d": _doc()}
+    lead = "The following table shows revenue by year:"
+    for arm, in_text in (("evidence", False), ("evidence-context-in-text", True)):
+        records = build_arm(arm, docs)
+        assert any(r.kind == "table" and lead in r.embed_text for r in records), "the unit shows its context"
+        assert any(r.kind == "text" and lead in r.embed_text for r in records) is in_text
 
 
 def test_build_arm_keeps_document_order_and_prefixes_units() -> None:
