@@ -11,9 +11,9 @@ nothing fills what is left, in ranking and reading order. A row comes with its u
 the footnotes that change what its numbers mean (units, scale, currency, percentages, restatements); where the caption
 and header do not fit, it comes labelled (each value named by its column) with those footnotes, or not at all. A
 sentence of a table unit comes with the caption when it fits; a caption that scores may go alone. A sentence already
-delivered (the same words, by another chunk: a paragraph that is both a unit's context and a text chunk, a text the
-document repeats) is not delivered again. The text is counted exactly at the end and trimmed, last taken first, if the
-estimate was short.
+delivered (the same words, markup and case aside, by another chunk: a paragraph that is both a unit's context and a
+text chunk, a text the document repeats) is not delivered again. The text is counted exactly at the end and trimmed,
+last taken first, if the estimate was short.
 """
 
 from __future__ import annotations
@@ -276,7 +276,8 @@ class _Packer:
         self.taken: list[tuple[_Cand, float, bool, list[Sentence]]] = []
         """What was taken, in order, with whether it brought the caption and which footnotes: replayed as it was."""
         self.said: set[str] = set()
-        """The words of every sentence taken, whitespace collapsed: a sentence is delivered once."""
+        """The words of every sentence taken (:func:`~docling_evidence.pack.segments.said_words`): a sentence is
+        delivered once."""
 
     def repeats(self, cand: _Cand) -> bool:
         """Whether ``cand`` is a sentence whose words were already delivered (by any unit)."""

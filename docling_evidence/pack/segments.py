@@ -18,6 +18,7 @@ from typing import Any, Literal
 from docling_evidence.assemble.views import CONTEXT_GAP
 from docling_evidence.pack.lines import BLOCK_DELIM, tag_arg
 from docling_evidence.tables.pipes import is_separator_line, pipe_cells
+from docling_evidence.text.normalize import normalize_text
 from docling_evidence.text.sentences import sentence_spans
 from docling_evidence.units.captions import _TABLE_LABEL
 
@@ -33,6 +34,9 @@ _HTML_CELL = re.compile(r"<t([dh])[^>]*>(.*?)</t[dh]>", re.DOTALL)
 _TRIPLET_SEP = ". "
 _TRIPLET_EQ = " = "
 _COLUMNS_HEADER = "Columns: "
+_MD_LINK = re.compile(r"!?\[([^\]]*)\]\([^)\s]*\)")
+_HTML_TAG = re.compile(r"</?[A-Za-z][^<>]*>")
+_WORD_RUN = re.compile(r"[^\W_]+(?:[.,][^\W_]+)*")
 
 
 @dataclass(frozen=True)
@@ -71,6 +75,15 @@ class Row:
         return replace(self, text=_named_values(cells, names), header=(), fmt="labelled")
 
 
+def said_words(text: str) -> str:
+    """The words of ``text`` as the packer compares sentences, to deliver each once: normalised
+    (:func:`~docling_evidence.text.normalize.normalize_text`), its markup left out (a Markdown link's target, HTML
+    tags, emphasis marks, punctuation), so that a sentence a text chunk shows rendered ("Table [4](#page-10-1) has
+    ...") and a unit's context shows plain ("Table 4 has ...") is one sentence."""
+    plain = _HTML_TAG.sub(" ", _MD_LINK.sub(r"\1", text))
+    return " ".join(_WORD_RUN.findall(normalize_text(plain)))
+
+
 def _named_values(cells: Sequence[str], names: Sequence[str]) -> str:
     """A row's cells as ``"<label>: <name> = <value>; ..."`` (the first cell is the label; an empty cell is left out,
     a value without a name stands alone)."""
@@ -91,8 +104,8 @@ class Sentence:
 
     @cached_property
     def words(self) -> str:
-        """The text's words, whitespace collapsed: the packer delivers the same words once."""
-        return " ".join(self.text.split())
+        """The text's words as the packer compares them to deliver a sentence once (:func:`said_words`)."""
+        return said_words(self.text)
 
 
 @dataclass

@@ -12,7 +12,7 @@ from packdocs import BODY, CAPTION, FOOTNOTE, HEADER, SEGMENTS
 
 from docling_evidence import EvidenceChunker, bundled_tokenizer
 from docling_evidence.meta import EvidenceChunk
-from docling_evidence.pack.segments import triplet_rows
+from docling_evidence.pack.segments import said_words, triplet_rows
 
 WORDS = [*(w for name in SEGMENTS for w in name.split()), "revenue", "margin", "2019", "2020", "dividends", "hiring"]
 QUERIES = st.lists(st.sampled_from(WORDS + [c for row in BODY for c in row[1:]]), min_size=0, max_size=5).map(" ".join)
@@ -44,7 +44,7 @@ def _check_common(chunker: EvidenceChunker, ranked: list[Any], packed: Any, budg
     firsts = [b.ranks[0] for b in packed.blocks]
     assert firsts == sorted(firsts), "ranking order kept"
     assert packed.text == "\n\n".join(b.text for b in packed.blocks)
-    said = [" ".join(s.text.split()) for b in packed.blocks for s in b.sentences]
+    said = [said_words(s.text) for b in packed.blocks for s in b.sentences]
     assert len(said) == len(set(said)), "a sentence is delivered once, whichever chunks show it"
     for block in packed.blocks:
         # the chunks merged into a block: some, in ranking order, each from the ranking and of the block's unit

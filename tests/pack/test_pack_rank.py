@@ -13,7 +13,7 @@ from packdocs import BODY, SEGMENTS
 
 from docling_evidence import EvidenceChunker
 from docling_evidence.pack.evidence import PackedBlock, PackedEvidence
-from docling_evidence.pack.segments import read_chunk
+from docling_evidence.pack.segments import read_chunk, said_words
 
 SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 TERMS = [*SEGMENTS, *(c for row in BODY for c in row[1:]), "Revenue", "margin", "Dividends", "Hiring", "Table 4"]
@@ -123,9 +123,9 @@ def test_leading_units_that_fit_go_whole_in_ranking_order(
         if rest > budget:
             break
         # less the sentences an earlier block already delivered: the same words are never delivered twice
-        said = {" ".join(s.text.split()) for b in packed.blocks[:spent] for s in b.sentences}
+        said = {said_words(s.text) for b in packed.blocks[:spent] for s in b.sentences}
         expected = whole.blocks[0]
-        unsaid = [s for s in expected.sentences if " ".join(s.text.split()) not in said]
+        unsaid = [s for s in expected.sentences if said_words(s.text) not in said]
         block = _block_of(packed, key)
         if not (unsaid or expected.rows or expected.footnotes):
             assert block is None, key

@@ -45,3 +45,28 @@ def test_without_repeats_every_ranked_text_is_delivered_when_it_fits() -> None:
     packed = chunker.pack("malaria", [first, answer], 10_000)
     assert REPEATED.split(". ")[1] in packed.text and ANSWER in packed.text
     assert [len(b.sentences) for b in packed.blocks] == [3, 1]
+
+
+def test_a_sentence_shown_with_markup_and_plain_is_delivered_once() -> None:
+    """A text chunk renders a paragraph with its link ("Table [4](#page-10-1) has ..."), a unit's context shows the
+    same sentence as plain text ("Table 4 has ..."): one sentence, delivered once, and the room goes to the next."""
+    from docling_evidence.pack.segments import said_words
+
+    rendered = "Table [4](#page-10-1) has the results for our *expert dropout* protocol, with <b>0.4</b> inside."
+    plain = "Table 4 has the results for our expert dropout protocol, with 0.4 inside."
+    assert (
+        said_words(rendered)
+        == said_words(plain)
+        == "table 4 has the results for our expert dropout protocol with 0.4 inside"
+    )
+    assert said_words("Revenue was 1,496.5 in 2019.") != said_words("Revenue was 1,496.6 in 2019.")
+    doc = DoclingDocument(name="markup")
+    items = [doc.add_text(label=DocItemLabel.TEXT, text=t) for t in (rendered, plain, ANSWER)]
+    chunks = [DocChunk(text=item.text, meta=DocMeta(doc_items=[item])) for item in items]
+    chunker = EvidenceChunker()
+    count = chunker.tokenizer.count_tokens
+    budget = count(rendered) + count(ANSWER) + 4
+    packed = chunker.pack("Which table has the expert dropout protocol results?", chunks, budget)
+    assert packed.tokens <= budget
+    assert "Table [4](#page-10-1) has" in packed.text and "Table 4 has" not in packed.text, "delivered once, as ranked"
+    assert ANSWER in packed.text, "the room the repeat would have taken goes to the next chunk"
