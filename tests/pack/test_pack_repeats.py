@@ -8,6 +8,7 @@ from docling_core.transforms.chunker import DocChunk, DocMeta
 from docling_core.types.doc import DocItemLabel, DoclingDocument
 
 from docling_evidence import EvidenceChunker
+from docling_evidence.pack.segments import said_words
 
 REPEATED = (
     "Nature (London) 526, 207-211. Since the year 2000, a concerted campaign against malaria has led to unprecedented "
@@ -50,8 +51,6 @@ def test_without_repeats_every_ranked_text_is_delivered_when_it_fits() -> None:
 def test_a_sentence_shown_with_markup_and_plain_is_delivered_once() -> None:
     """A text chunk renders a paragraph with its link ("Table [4](#page-10-1) has ..."), a unit's context shows the
     same sentence as plain text ("Table 4 has ..."): one sentence, delivered once, and the room goes to the next."""
-    from docling_evidence.pack.segments import said_words
-
     rendered = "Table [4](#page-10-1) has the results for our *expert dropout* protocol, with <b>0.4</b> inside."
     plain = "Table 4 has the results for our expert dropout protocol, with 0.4 inside."
     assert (
